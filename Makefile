@@ -1,0 +1,63 @@
+# Two commands a user needs: `make demo` and `make test`. Both set themselves up from nothing.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+MODELS_DIR := .models
+INSTALLED := $(VENV)/.installed
+CDK := node_modules/.bin/cdk
+WEIGHTS := $(MODELS_DIR)/PP-OCRv5_mobile_rec/inference.pdiparams
+PACKAGES := idp infra lambdas ocr_processor_image sagemaker_container tests benchmarks
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+export PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK := True
+export IDP_MODELS_DIR := $(abspath $(MODELS_DIR))
+
+.PHONY: help setup test lint typecheck pytest demo synth hadolint clean
+
+help:
+	@echo "make demo   run the whole pipeline locally on the embedded AWS emulator with real OCR"
+	@echo "make test   the quality gate: ruff, mypy, pytest (sets itself up first)"
+	@echo "make synth  synthesize the CDK stack with the pinned CLI (no Docker needed)"
+
+setup: $(INSTALLED) $(CDK) $(WEIGHTS)
+
+$(INSTALLED): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@
+
+$(CDK): package.json
+	npm install --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(WEIGHTS): | $(INSTALLED)
+	$(PY) -m idp.offline_weights $(MODELS_DIR)
+
+test: setup lint typecheck pytest
+
+lint: $(INSTALLED)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(INSTALLED)
+	$(BIN)/mypy $(wildcard $(PACKAGES))
+
+pytest: setup
+	$(BIN)/pytest
+
+hadolint: $(INSTALLED)
+	$(BIN)/hadolint ocr_processor_image/Dockerfile sagemaker_container/Dockerfile
+
+synth: setup
+	$(CDK) synth --quiet
+
+demo: setup
+	@echo "make demo: the local run arrives with the local-run issue; nothing to run yet." >&2
+	@exit 1
+
+clean:
+	rm -rf $(VENV) node_modules cdk.out $(MODELS_DIR) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,1 @@
+"""Shared core of the document-OCR pipeline: names, job model, status store, result schema."""

@@ -1,0 +1,286 @@
+"""Single source of truth for names shared by CDK, handlers, processor, VL container and CLI.
+
+Every resource name, environment-variable key, model name, job status and media type that
+more than one component needs is defined here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Final
+
+PROJECT: Final = "paddle-idp"
+STACK_NAME: Final = "PaddleIdpStack"
+
+
+class JobStatus(StrEnum):
+    QUEUED = "QUEUED"
+    PROCESSING = "PROCESSING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self in (JobStatus.COMPLETED, JobStatus.FAILED)
+
+
+class Backend(StrEnum):
+    LAMBDA = "lambda"
+    SAGEMAKER = "sagemaker"
+
+
+class OcrModel(StrEnum):
+    PP_OCRV5 = "PP-OCRv5"
+    PP_STRUCTUREV3 = "PP-StructureV3"
+    PADDLEOCR_VL = "PaddleOCR-VL"
+
+    @property
+    def backend(self) -> Backend:
+        return Backend.SAGEMAKER if self is OcrModel.PADDLEOCR_VL else Backend.LAMBDA
+
+    @property
+    def yields_markdown(self) -> bool:
+        return self is not OcrModel.PP_OCRV5
+
+    @classmethod
+    def parse(cls, name: str) -> OcrModel:
+        """Resolve a user-supplied model name, case-insensitively and through aliases.
+
+        Raises KeyError for an unknown name; callers turn that into UNSUPPORTED_MODEL.
+        """
+        key = "".join(ch for ch in name.lower() if ch.isalnum())
+        return _MODEL_ALIASES[key]
+
+
+_MODEL_ALIASES: Final[dict[str, OcrModel]] = {
+    "ppocrv5": OcrModel.PP_OCRV5,
+    "ocrv5": OcrModel.PP_OCRV5,
+    "ocr": OcrModel.PP_OCRV5,
+    "ppstructurev3": OcrModel.PP_STRUCTUREV3,
+    "structurev3": OcrModel.PP_STRUCTUREV3,
+    "structure": OcrModel.PP_STRUCTUREV3,
+    "paddleocrvl": OcrModel.PADDLEOCR_VL,
+    "ocrvl": OcrModel.PADDLEOCR_VL,
+    "vl": OcrModel.PADDLEOCR_VL,
+}
+
+
+class MediaType(StrEnum):
+    PDF = "application/pdf"
+    PNG = "image/png"
+    JPEG = "image/jpeg"
+    TIFF = "image/tiff"
+    BMP = "image/bmp"
+    WEBP = "image/webp"
+
+
+# Suffixes the S3 -> SQS notification filters on (S3 suffix filters are case-sensitive,
+# so both cases are listed). Content is still checked by magic bytes in the processor.
+INPUT_SUFFIXES: Final = (".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
+NOTIFICATION_SUFFIXES: Final = tuple(
+    sorted({s for suffix in INPUT_SUFFIXES for s in (suffix, suffix.upper())})
+)
+
+# PaddleOCR language codes accepted by the PP-OCRv5 / PP-StructureV3 / VL pipelines.
+SUPPORTED_LANGUAGES: Final = frozenset(
+    {
+        "ch",
+        "en",
+        "chinese_cht",
+        "japan",
+        "korean",
+        "fr",
+        "de",
+        "es",
+        "it",
+        "pt",
+        "ru",
+        "uk",
+        "be",
+        "ar",
+        "fa",
+        "ug",
+        "ur",
+        "hi",
+        "mr",
+        "ne",
+        "bh",
+        "mai",
+        "ang",
+        "bho",
+        "mah",
+        "sck",
+        "new",
+        "gom",
+        "sa",
+        "bgc",
+        "ta",
+        "te",
+        "ka",
+        "kn",
+        "th",
+        "el",
+        "vi",
+        "tr",
+        "la",
+        "af",
+        "az",
+        "bs",
+        "cs",
+        "cy",
+        "da",
+        "et",
+        "ga",
+        "hr",
+        "hu",
+        "id",
+        "is",
+        "ku",
+        "lt",
+        "lv",
+        "mi",
+        "ms",
+        "mt",
+        "nl",
+        "no",
+        "oc",
+        "pi",
+        "pl",
+        "ro",
+        "rs_latin",
+        "sk",
+        "sl",
+        "sq",
+        "sv",
+        "sw",
+        "tl",
+        "uz",
+        "rs_cyrillic",
+        "bg",
+        "mn",
+        "abq",
+        "ady",
+        "kbd",
+        "ava",
+        "dar",
+        "inh",
+        "che",
+        "lbe",
+        "lez",
+        "tab",
+        "kk",
+        "ky",
+        "tg",
+        "mk",
+        "tt",
+        "cv",
+        "ba",
+        "mhr",
+        "mo",
+        "udm",
+        "kv",
+        "os",
+        "bua",
+        "xal",
+        "tyv",
+        "sah",
+        "kaa",
+        "latin",
+        "cyrillic",
+        "arabic",
+        "devanagari",
+        "eslav",
+    }
+)
+DEFAULT_LANGUAGE: Final = "en"
+
+# S3 key layout.
+INPUT_PREFIX: Final = "input/"  # input/<model>/<path>
+RESULTS_PREFIX: Final = "results/"  # results/<job_id>/result.json (+ result.md)
+VL_MANIFEST_PREFIX: Final = "sagemaker/manifests/"
+VL_OUTPUT_PREFIX: Final = "sagemaker/output/"
+VL_FAILURE_PREFIX: Final = "sagemaker/failure/"
+MODEL_CACHE_PREFIX: Final = "models/"  # models/<model_name>.tar.gz
+RESULT_JSON: Final = "result.json"
+RESULT_MD: Final = "result.md"
+INPUT_LANG_METADATA_KEY: Final = "lang"  # x-amz-meta-lang on an uploaded object
+
+# DynamoDB status table.
+JOB_ID_ATTR: Final = "job_id"
+STATUS_INDEX: Final = "by-status"
+STATUS_INDEX_PK: Final = "status"
+STATUS_INDEX_SK: Final = "created_at"
+
+# SageMaker VL endpoint.
+VL_VARIANT_NAME: Final = "AllTraffic"
+VL_MAX_CONCURRENT_INVOCATIONS: Final = 4
+VL_INVOCATION_TIMEOUT_SECONDS: Final = 3600
+VL_INSTANCE_TYPE: Final = "ml.g5.xlarge"
+SCALE_IN_BACKLOG_THRESHOLD: Final = 0.1
+SCALE_IN_EVALUATION_PERIODS: Final = 10
+SCALE_IN_PERIOD_SECONDS: Final = 60
+
+# Lambda sizes (SPEC "Components and sizes").
+INVOKER_MEMORY_MB: Final = 256
+INVOKER_TIMEOUT_SECONDS: Final = 60
+PROCESSOR_MEMORY_MB: Final = 4096
+PROCESSOR_TIMEOUT_SECONDS: Final = 900
+COMPLETION_MEMORY_MB: Final = 256
+COMPLETION_TIMEOUT_SECONDS: Final = 300
+SCALE_IN_MEMORY_MB: Final = 128
+SCALE_IN_TIMEOUT_SECONDS: Final = 30
+QUEUE_MAX_RECEIVE_COUNT: Final = 4
+QUEUE_VISIBILITY_TIMEOUT_SECONDS: Final = 6 * INVOKER_TIMEOUT_SECONDS
+PROCESSOR_ASYNC_RETRY_ATTEMPTS: Final = 2
+PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS: Final = 6 * 3600
+
+
+class Env(StrEnum):
+    """Environment-variable keys read by the functions, the processor and the VL container."""
+
+    JOBS_TABLE = "JOBS_TABLE"
+    INPUT_BUCKET = "INPUT_BUCKET"
+    RESULTS_BUCKET = "RESULTS_BUCKET"
+    MODEL_CACHE_BUCKET = "MODEL_CACHE_BUCKET"
+    PROCESSOR_FUNCTION = "PROCESSOR_FUNCTION_NAME"
+    VL_ENDPOINT_NAME = "VL_ENDPOINT_NAME"
+    VL_VARIANT_NAME = "VL_VARIANT_NAME"
+    VL_ENABLED = "VL_ENABLED"
+    MAX_PAGES = "MAX_PAGES"
+    MAX_INPUT_BYTES = "MAX_INPUT_BYTES"
+    ALLOW_HUB_DOWNLOAD = "ALLOW_HUB_DOWNLOAD"
+    POWERTOOLS_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME"
+    POWERTOOLS_METRICS_NAMESPACE = "POWERTOOLS_METRICS_NAMESPACE"
+    AWS_ENDPOINT_URL = "AWS_ENDPOINT_URL"
+
+
+METRICS_NAMESPACE: Final = "PaddleIdp"
+
+
+class Service(StrEnum):
+    """Powertools service names, one per function (also the local runtime's component names)."""
+
+    INVOKER = "invoker"
+    PROCESSOR = "ocr-processor"
+    COMPLETION = "completion-handler"
+    SCALE_IN = "scale-in"
+    VL_ENDPOINT = "vl-endpoint"
+
+
+# Document limits (overridable through Env.MAX_PAGES / Env.MAX_INPUT_BYTES).
+DEFAULT_MAX_PAGES: Final = 200
+DEFAULT_MAX_INPUT_BYTES: Final = 100 * 1024 * 1024
+MAX_IMAGE_PIXELS: Final = 80_000_000  # decoded pixels per page; beyond this is a bomb
+DEFAULT_PDF_SCALE: Final = 2.0  # 144 dpi
+
+
+# Stack outputs a user (and the idp CLI) reads.
+class Output(StrEnum):
+    INPUT_BUCKET = "InputBucketName"
+    RESULTS_BUCKET = "ResultsBucketName"
+    MODEL_CACHE_BUCKET = "ModelCacheBucketName"
+    JOBS_TABLE = "JobsTableName"
+    JOB_QUEUE_URL = "JobQueueUrl"
+    DLQ_URL = "DeadLetterQueueUrl"
+    PROCESSOR_FUNCTION = "ProcessorFunctionName"
+    VL_ENDPOINT = "VlEndpointName"

@@ -1,0 +1,48 @@
+"""The engine seam: what the processor and the VL server need from an OCR engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from idp.results import Block, EngineInfo, Line
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+
+@dataclass(frozen=True)
+class PageImage:
+    """One rasterized page: RGB uint8 pixels (H×W×3), 1-based page number."""
+
+    page: int
+    pixels: npt.NDArray[np.uint8]
+
+    @property
+    def width(self) -> int:
+        return int(self.pixels.shape[1])
+
+    @property
+    def height(self) -> int:
+        return int(self.pixels.shape[0])
+
+
+@dataclass
+class PageContent:
+    """What an engine recognized on one page, in the page's pixel space."""
+
+    lines: list[Line] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    markdown: str | None = None
+
+
+class OcrEngine(Protocol):
+    """A ready engine for one model + language. Built once, reused across warm invocations."""
+
+    @property
+    def info(self) -> EngineInfo: ...
+
+    def recognize(self, page: PageImage) -> PageContent:
+        """Recognize one page. Raises EngineFailure for an engine error on this input."""
+        ...

@@ -1,0 +1,261 @@
+"""The job status store over DynamoDB.
+
+Transitions QUEUED → PROCESSING → COMPLETED | FAILED are conditional writes, so a terminal
+status never regresses and a duplicate delivery never creates a second job or a second run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from boto3.dynamodb.conditions import Attr, ConditionBase, Key
+from botocore.exceptions import ClientError
+
+from idp import names
+from idp.errors import JobError
+from idp.names import JobStatus, OcrModel
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.service_resource import Table
+
+_ACTIVE = (JobStatus.QUEUED.value, JobStatus.PROCESSING.value)
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _is_condition_failure(exc: ClientError) -> bool:
+    return exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
+
+
+def to_dynamo(value: Any) -> Any:
+    """DynamoDB takes no floats: turn them (recursively) into Decimals."""
+    if isinstance(value, float):
+        return Decimal(str(round(value, 3)))
+    if isinstance(value, Mapping):
+        return {k: to_dynamo(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_dynamo(v) for v in value]
+    return value
+
+
+def from_dynamo(value: Any) -> Any:
+    """Decimals back to int/float so records serialize as plain JSON."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, Mapping):
+        return {k: from_dynamo(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [from_dynamo(v) for v in value]
+    return value
+
+
+class JobStore:
+    """Reads and transitions job records. Takes its DynamoDB Table; creates no clients."""
+
+    def __init__(self, table: Table) -> None:
+        self._table = table
+
+    # -- creation -----------------------------------------------------------------------------
+    def create(
+        self,
+        *,
+        job_id: str,
+        model: OcrModel,
+        lang: str,
+        input_bucket: str,
+        input_key: str,
+        options: Mapping[str, Any],
+        object_version: str | None = None,
+        content_sha256: str | None = None,
+    ) -> bool:
+        """Write a QUEUED record. Returns False when the job already exists (a redelivery)."""
+        now = utc_now()
+        item: dict[str, Any] = {
+            names.JOB_ID_ATTR: job_id,
+            "status": JobStatus.QUEUED.value,
+            "model": model.value,
+            "lang": lang,
+            "backend": model.backend.value,
+            "input_bucket": input_bucket,
+            "input_key": input_key,
+            "input_uri": f"s3://{input_bucket}/{input_key}",
+            "options": dict(options),
+            "attempts": 0,
+            "created_at": now,
+            "updated_at": now,
+            "timings_ms": {},
+        }
+        if object_version:
+            item["object_version"] = object_version
+        if content_sha256:
+            item["content_sha256"] = content_sha256
+        try:
+            self._table.put_item(
+                Item=to_dynamo(item),
+                ConditionExpression=Attr(names.JOB_ID_ATTR).not_exists(),
+            )
+        except ClientError as exc:
+            if _is_condition_failure(exc):
+                return False
+            raise
+        return True
+
+    # -- dispatch claim -------------------------------------------------------------------------
+    def claim_dispatch(self, job_id: str) -> bool:
+        """Take the right to dispatch a QUEUED job; only one concurrent delivery wins."""
+        return self._update(
+            job_id,
+            "SET dispatched_at = :now, updated_at = :now",
+            {":now": utc_now(), ":queued": JobStatus.QUEUED.value},
+            condition="attribute_not_exists(dispatched_at) AND #s = :queued",
+        )
+
+    def release_dispatch(self, job_id: str) -> None:
+        """Give the claim back after a transient failure so the redelivered message retries."""
+        self._update(
+            job_id,
+            "REMOVE dispatched_at SET updated_at = :now",
+            {":now": utc_now(), ":queued": JobStatus.QUEUED.value},
+            condition="#s = :queued",
+        )
+
+    def record_dispatch(self, job_id: str, **fields: Any) -> None:
+        """Attach dispatch facts (inference id, manifest URI) to a job that is still active."""
+        if not fields:
+            return
+        sets = ", ".join(f"#{k} = :{k}" for k in fields)
+        values = {f":{k}": v for k, v in fields.items()}
+        self._update(
+            job_id,
+            f"SET {sets}, updated_at = :now",
+            {**values, ":now": utc_now(), ":a0": _ACTIVE[0], ":a1": _ACTIVE[1]},
+            condition="#s IN (:a0, :a1)",
+            extra_names={f"#{k}": k for k in fields},
+        )
+
+    # -- transitions ----------------------------------------------------------------------------
+    def mark_processing(self, job_id: str, **fields: Any) -> bool:
+        """QUEUED|PROCESSING → PROCESSING, counting the attempt. False if already terminal."""
+        now = utc_now()
+        sets = "".join(f", #{k} = :{k}" for k in fields)
+        return self._update(
+            job_id,
+            f"SET #s = :processing, started_at = :now, updated_at = :now{sets} ADD attempts :one",
+            {
+                ":processing": JobStatus.PROCESSING.value,
+                ":now": now,
+                ":one": 1,
+                ":a0": _ACTIVE[0],
+                ":a1": _ACTIVE[1],
+                **{f":{k}": v for k, v in fields.items()},
+            },
+            condition="#s IN (:a0, :a1)",
+            extra_names={f"#{k}": k for k in fields},
+        )
+
+    def mark_completed(
+        self,
+        job_id: str,
+        *,
+        result_uri: str,
+        page_count: int,
+        timings_ms: Mapping[str, float],
+        **fields: Any,
+    ) -> bool:
+        """Active → COMPLETED. False when the job was already terminal (duplicate completion)."""
+        return self._finish(
+            job_id,
+            JobStatus.COMPLETED,
+            {
+                "result_uri": result_uri,
+                "page_count": page_count,
+                "timings_ms": dict(timings_ms),
+                **fields,
+            },
+        )
+
+    def mark_failed(self, job_id: str, error: JobError, **fields: Any) -> bool:
+        """Active → FAILED with the error's code and message. False when already terminal."""
+        return self._finish(job_id, JobStatus.FAILED, {"error": error.to_record(), **fields})
+
+    def _finish(self, job_id: str, status: JobStatus, fields: Mapping[str, Any]) -> bool:
+        now = utc_now()
+        sets = "".join(f", #{k} = :{k}" for k in fields)
+        return self._update(
+            job_id,
+            f"SET #s = :status, finished_at = :now, updated_at = :now{sets}",
+            {
+                ":status": status.value,
+                ":now": now,
+                ":a0": _ACTIVE[0],
+                ":a1": _ACTIVE[1],
+                **{f":{k}": v for k, v in fields.items()},
+            },
+            condition="#s IN (:a0, :a1)",
+            extra_names={f"#{k}": k for k in fields},
+        )
+
+    def _update(
+        self,
+        job_id: str,
+        expression: str,
+        values: Mapping[str, Any],
+        *,
+        condition: str,
+        extra_names: Mapping[str, str] | None = None,
+    ) -> bool:
+        attr_names = {"#s": "status", **(extra_names or {})}
+        used_names = {k: v for k, v in attr_names.items() if k in expression or k in condition}
+        try:
+            self._table.update_item(
+                Key={names.JOB_ID_ATTR: job_id},
+                UpdateExpression=expression,
+                ConditionExpression=f"attribute_exists({names.JOB_ID_ATTR}) AND ({condition})",
+                ExpressionAttributeNames=used_names,
+                ExpressionAttributeValues=to_dynamo(dict(values)),
+            )
+        except ClientError as exc:
+            if _is_condition_failure(exc):
+                return False
+            raise
+        return True
+
+    # -- queries --------------------------------------------------------------------------------
+    def get(self, job_id: str) -> dict[str, Any] | None:
+        item = self._table.get_item(Key={names.JOB_ID_ATTR: job_id}, ConsistentRead=True).get(
+            "Item"
+        )
+        return from_dynamo(item) if item else None
+
+    def list_by_status(
+        self, status: JobStatus, *, since: str | None = None, limit: int | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Jobs in a status, newest first, optionally created at or after `since` (ISO 8601)."""
+        condition: ConditionBase = Key(names.STATUS_INDEX_PK).eq(status.value)
+        if since:
+            condition = condition & Key(names.STATUS_INDEX_SK).gte(since)
+        kwargs: dict[str, Any] = {
+            "IndexName": names.STATUS_INDEX,
+            "KeyConditionExpression": condition,
+            "ScanIndexForward": False,
+        }
+        yielded = 0
+        while True:
+            page = self._table.query(**kwargs)
+            for item in page.get("Items", []):
+                yield from_dynamo(item)
+                yielded += 1
+                if limit is not None and yielded >= limit:
+                    return
+            if "LastEvaluatedKey" not in page:
+                return
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def list_all(self, *, since: str | None = None) -> list[dict[str, Any]]:
+        jobs = [job for status in JobStatus for job in self.list_by_status(status, since=since)]
+        return sorted(jobs, key=lambda job: str(job.get("created_at", "")), reverse=True)
