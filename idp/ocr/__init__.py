@@ -1,1 +1,1 @@
-"""OCR engines, the model cache and the document → result pipeline shared by processor and VL server."""
+"""OCR engines, model cache and the document pipeline shared by processor and VL server."""
