@@ -154,3 +154,16 @@ def _requests_from_s3_event(payload: dict[str, Any]) -> list[JobRequest]:
             )
         )
     return requests
+
+
+class DispatchedJob(BaseModel):
+    """A validated job handed to a worker: the processor's async event and the VL manifest."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    job_id: str
+    bucket: str
+    key: str
+    model: OcrModel
+    lang: str
+    options: JobOptions = Field(default_factory=JobOptions)
