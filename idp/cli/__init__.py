@@ -1,0 +1,1 @@
+"""The `idp` command line: run the pipeline locally, and submit to and inspect a deployed one."""

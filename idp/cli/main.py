@@ -1,0 +1,460 @@
+"""`idp`: local runs on the embedded AWS, and jobs against a deployed stack or a local emulator."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from idp import names
+from idp.client import PipelineClient, PipelineNames
+from idp.jobs import JobOptions
+from idp.local.emulator import AwsEndpoint
+from idp.names import JobStatus, OcrModel
+
+app = typer.Typer(
+    help="Serverless document OCR with PaddleOCR: local runs and job tools.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+local_app = typer.Typer(help="Run the whole pipeline on this machine (embedded AWS emulator).")
+models_app = typer.Typer(help="Fill and inspect the S3 model cache.")
+app.add_typer(local_app, name="local")
+app.add_typer(models_app, name="models")
+
+err = Console(stderr=True)
+out = Console()
+
+LOCAL_PREFIX = "paddle-idp-local"
+
+ModelOption = Annotated[
+    str, typer.Option("--model", "-m", help="PP-OCRv5, PP-StructureV3 or PaddleOCR-VL")
+]
+LangOption = Annotated[str, typer.Option("--lang", "-l", help="PaddleOCR language code")]
+JsonOption = Annotated[bool, typer.Option("--json", help="machine-readable output on stdout")]
+EndpointOption = Annotated[
+    str | None,
+    typer.Option("--endpoint-url", help="a local emulator's URL (from `idp local up`)"),
+]
+StackOption = Annotated[
+    str, typer.Option("--stack-name", help="deployed stack whose outputs name the resources")
+]
+RegionOption = Annotated[str | None, typer.Option("--region", help="AWS region")]
+
+
+def _model(name: str) -> OcrModel:
+    try:
+        return OcrModel.parse(name)
+    except KeyError:
+        known = ", ".join(m.value for m in OcrModel)
+        raise typer.BadParameter(f"unknown model {name!r}; use one of: {known}") from None
+
+
+def _configure_logging(verbose: bool) -> None:
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+
+def _client(endpoint_url: str | None, stack_name: str, region: str | None) -> PipelineClient:
+    """A client for a local emulator (--endpoint-url) or a deployed stack (its outputs)."""
+    endpoint = AwsEndpoint(
+        url=endpoint_url,
+        region=region
+        or os.environ.get("AWS_REGION")
+        or os.environ.get("AWS_DEFAULT_REGION")
+        or "us-east-1",
+    )
+    if endpoint_url:
+        sqs = endpoint.client("sqs")
+        pipeline = PipelineNames(
+            input_bucket=f"{LOCAL_PREFIX}-input",
+            results_bucket=f"{LOCAL_PREFIX}-results",
+            jobs_table=f"{LOCAL_PREFIX}-jobs",
+            queue_url=sqs.get_queue_url(QueueName=f"{LOCAL_PREFIX}-jobs")["QueueUrl"],
+        )
+    else:
+        pipeline = PipelineNames.from_stack(endpoint.client("cloudformation"), stack_name)
+    return PipelineClient(
+        s3=endpoint.client("s3"),
+        sqs=endpoint.client("sqs"),
+        table=endpoint.resource("dynamodb").Table(pipeline.jobs_table),
+        pipeline=pipeline,
+    )
+
+
+def _error_text(record: dict[str, Any] | None) -> str:
+    error = (record or {}).get("error")
+    return f"{error['code']}: {error['message']}" if isinstance(error, dict) else ""
+
+
+def _status_style(status: str) -> str:
+    return {"COMPLETED": "green", "FAILED": "red", "PROCESSING": "yellow"}.get(status, "cyan")
+
+
+def _jobs_table(records: list[dict[str, Any]], title: str) -> Table:
+    table = Table(title=title)
+    for column in ("job", "status", "model", "lang", "pages", "input", "total ms", "error"):
+        table.add_column(column, overflow="fold")
+    for record in records:
+        status = str(record.get("status", "?"))
+        timings = record.get("timings_ms") or {}
+        total = timings.get("total")
+        table.add_row(
+            str(record.get("job_id")),
+            f"[{_status_style(status)}]{status}[/]",
+            str(record.get("model", "")),
+            str(record.get("lang", "")),
+            str(record.get("page_count", "")),
+            str(record.get("input_key", "")),
+            f"{total:.0f}" if isinstance(total, int | float) else "",
+            _error_text(record),
+        )
+    return table
+
+
+# -- local ---------------------------------------------------------------------------------------
+@local_app.command("run")
+def local_run(
+    paths: Annotated[list[Path], typer.Argument(help="documents to OCR", exists=True)],
+    model: ModelOption = OcrModel.PP_OCRV5.value,
+    lang: LangOption = names.DEFAULT_LANGUAGE,
+    out_dir: Annotated[Path, typer.Option("--out", help="where results are downloaded")] = Path(
+        "idp-results"
+    ),
+    as_json: JsonOption = False,
+    vl_substitute: Annotated[
+        bool,
+        typer.Option(
+            "--vl-substitute",
+            help="run PaddleOCR-VL jobs through the VL plumbing with the PP-OCRv5 substitute "
+            "engine (recorded as such in the result); without it they need the VL weights",
+        ),
+    ] = False,
+    timeout: Annotated[float, typer.Option(help="seconds to wait for all jobs")] = 1800.0,
+    overlay_page: Annotated[
+        int, typer.Option("--overlay-page", help="draw this page's boxes to a PNG (0: none)")
+    ] = 1,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+) -> None:
+    """Start the emulator, seed the model cache, run the documents, download results, stop.
+
+    Exits 0 only if every job COMPLETED.
+    """
+    from idp.local.pipeline import LocalPipeline
+    from idp.local.runtime import LocalSettings
+
+    _configure_logging(verbose)
+    ocr_model = _model(model)
+    models_dir = Path(os.environ.get("IDP_MODELS_DIR", ".models"))
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="idp-local-") as work:
+        settings = LocalSettings(
+            work_dir=Path(work),
+            models_dir=models_dir if models_dir.is_dir() else None,
+            vl_substitute=vl_substitute,
+        )
+        err.print(f"[bold]starting[/] the embedded AWS and the local runtime ({work})")
+        with LocalPipeline(settings) as pipeline:
+            client = pipeline.client()
+            submitted = [client.submit(p, model=ocr_model, lang=lang) for p in paths]
+            records = _wait_with_progress(client, [s.job_id for s in submitted], timeout)
+            for item in submitted:
+                record = records.get(item.job_id)
+                result_path: Path | None = None
+                overlay_path: Path | None = None
+                if record and record.get("status") == JobStatus.COMPLETED:
+                    result_path = client.download_result(item.job_id, out_dir)
+                    if overlay_page:
+                        overlay_path = _save_overlay(client, record, result_path, overlay_page)
+                rows.append(
+                    {
+                        "file": str(item.file),
+                        "job_id": item.job_id,
+                        "status": (record or {}).get("status", "UNKNOWN"),
+                        "error": (record or {}).get("error"),
+                        "pages": (record or {}).get("page_count"),
+                        "result": str(result_path) if result_path else None,
+                        "record": record,
+                        "overlay": overlay_path,
+                    }
+                )
+    if as_json:
+        public = ("file", "job_id", "status", "error", "pages", "result")
+        print(json.dumps([{key: row[key] for key in public} for row in rows]))
+    else:
+        out.print(_jobs_table([row["record"] or {"job_id": row["job_id"]} for row in rows], "jobs"))
+        for row in rows:
+            if row["result"]:
+                _print_result_summary(row["file"], Path(row["result"]), row["overlay"])
+    if not all(row["status"] == JobStatus.COMPLETED for row in rows):
+        raise typer.Exit(code=1)
+
+
+def _save_overlay(
+    client: PipelineClient, record: dict[str, Any], result_path: Path, page: int
+) -> Path | None:
+    from idp.overlay import render_overlay
+
+    document = json.loads(result_path.read_text())
+    if page > len(document.get("pages", [])):
+        return None
+    target = result_path.parent / f"page-{page}-overlay.png"
+    options = JobOptions.model_validate(record.get("options") or {})
+    render_overlay(client.input_bytes(record), document, page, options=options).save(target)
+    return target
+
+
+def _print_result_summary(file: str, result_path: Path, overlay_path: Path | None) -> None:
+    document = json.loads(result_path.read_text())
+    first = (document.get("pages") or [{}])[0]
+    text = "\n".join(line["text"] for line in first.get("lines", []))
+    out.rule(f"{file}: page 1 of {len(document.get('pages', []))} ({document['engine']['name']})")
+    out.print(text or "(no text recognized)", markup=False, highlight=False)
+    out.print(f"result: {result_path}")
+    if overlay_path:
+        out.print(f"overlay of page 1: {overlay_path}")
+
+
+def _wait_with_progress(
+    client: PipelineClient, job_ids: list[str], timeout: float
+) -> dict[str, dict[str, Any] | None]:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} done"),
+        TimeElapsedColumn(),
+        console=err,
+    ) as progress:
+        task = progress.add_task("OCR jobs", total=len(job_ids))
+
+        def on_change(job_id: str, record: dict[str, Any]) -> None:
+            status = str(record.get("status"))
+            if JobStatus(status).is_terminal:
+                progress.advance(task)
+            progress.console.print(f"  {job_id[:12]} → [{_status_style(status)}]{status}[/]")
+
+        return client.wait(job_ids, timeout_s=timeout, on_change=on_change)
+
+
+@local_app.command("up")
+def local_up(
+    vl_substitute: Annotated[bool, typer.Option("--vl-substitute")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+) -> None:
+    """Keep the emulator and runtime running until Ctrl-C; print how to reach them."""
+    from idp.local.pipeline import LocalPipeline
+    from idp.local.runtime import LocalSettings
+
+    _configure_logging(verbose)
+    models_dir = Path(os.environ.get("IDP_MODELS_DIR", ".models"))
+    with tempfile.TemporaryDirectory(prefix="idp-local-") as work:
+        settings = LocalSettings(
+            work_dir=Path(work),
+            models_dir=models_dir if models_dir.is_dir() else None,
+            vl_substitute=vl_substitute,
+        )
+        with LocalPipeline(settings) as pipeline:
+            resources = pipeline.resources
+            assert resources is not None
+            url = pipeline.endpoint.url
+            table = Table(title="local pipeline", show_header=False)
+            for key, value in (
+                ("endpoint url", url),
+                ("input bucket", resources.input_bucket),
+                ("results bucket", resources.results_bucket),
+                ("model cache", resources.model_cache_bucket),
+                ("jobs table", resources.jobs_table),
+                ("job queue", resources.queue_url),
+                ("dead-letter queue", resources.dlq_url),
+                ("VL endpoint", resources.vl_endpoint),
+            ):
+                table.add_row(key, str(value))
+            out.print(table)
+            out.print(
+                "Try:\n"
+                "  export AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local "
+                "AWS_DEFAULT_REGION=us-east-1\n"
+                f"  aws --endpoint-url {url} s3 cp FILE "
+                f"s3://{resources.input_bucket}/input/PP-OCRv5/FILE\n"
+                f"  idp jobs --endpoint-url {url}\n"
+                "Ctrl-C stops everything."
+            )
+            try:
+                while True:
+                    time.sleep(1)
+            except KeyboardInterrupt:
+                err.print("stopping")
+
+
+# -- jobs against a deployed stack or a local emulator ---------------------------------------------
+@app.command()
+def submit(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False)],
+    model: ModelOption = OcrModel.PP_OCRV5.value,
+    lang: LangOption = names.DEFAULT_LANGUAGE,
+    endpoint_url: EndpointOption = None,
+    stack_name: StackOption = names.STACK_NAME,
+    region: RegionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Upload a document and queue its job; prints the job id."""
+    client = _client(endpoint_url, stack_name, region)
+    submitted = client.submit(file, model=_model(model), lang=lang)
+    if as_json:
+        print(json.dumps({"job_id": submitted.job_id, "key": submitted.key}))
+    else:
+        out.print(submitted.job_id)
+
+
+@app.command()
+def status(
+    job_id: str,
+    endpoint_url: EndpointOption = None,
+    stack_name: StackOption = names.STACK_NAME,
+    region: RegionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show one job's record."""
+    record = _client(endpoint_url, stack_name, region).job(job_id)
+    if record is None:
+        err.print(f"[red]no job {job_id}[/]")
+        raise typer.Exit(code=2)
+    if as_json:
+        print(json.dumps(record))
+        return
+    table = Table(title=f"job {job_id}", show_header=False)
+    for key, value in record.items():
+        table.add_row(key, json.dumps(value) if isinstance(value, dict | list) else str(value))
+    out.print(table)
+
+
+def _since(value: str | None) -> str | None:
+    """ISO-8601 timestamps pass through; `30m`, `2h`, `7d` mean that long ago."""
+    if not value:
+        return None
+    units = {"m": "minutes", "h": "hours", "d": "days"}
+    if value[-1] in units and value[:-1].isdigit():
+        moment = datetime.now(UTC) - timedelta(**{units[value[-1]]: int(value[:-1])})
+        return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return value
+
+
+@app.command()
+def jobs(
+    status_filter: Annotated[str | None, typer.Option("--status", help="QUEUED, ...")] = None,
+    since: Annotated[str | None, typer.Option(help="ISO time or 30m / 2h / 7d")] = None,
+    endpoint_url: EndpointOption = None,
+    stack_name: StackOption = names.STACK_NAME,
+    region: RegionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List jobs, newest first."""
+    wanted = JobStatus(status_filter.upper()) if status_filter else None
+    records = _client(endpoint_url, stack_name, region).jobs(status=wanted, since=_since(since))
+    if as_json:
+        print(json.dumps(records))
+    else:
+        out.print(_jobs_table(records, f"{len(records)} jobs"))
+
+
+@app.command()
+def result(
+    job_id: str,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="save files here")] = None,
+    endpoint_url: EndpointOption = None,
+    stack_name: StackOption = names.STACK_NAME,
+    region: RegionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Print a job's recognized text (or save result.json / result.md with --out)."""
+    client = _client(endpoint_url, stack_name, region)
+    if out_dir is not None:
+        out.print(str(client.download_result(job_id, out_dir)))
+        return
+    document = client.result_document(job_id)
+    if as_json:
+        print(json.dumps(document))
+    else:
+        out.print(document.get("markdown") or document.get("text", ""))
+
+
+@app.command()
+def overlay(
+    job_id: str,
+    page: Annotated[int, typer.Option("--page", "-p", min=1)] = 1,
+    out_path: Annotated[Path | None, typer.Option("--out")] = None,
+    endpoint_url: EndpointOption = None,
+    stack_name: StackOption = names.STACK_NAME,
+    region: RegionOption = None,
+) -> None:
+    """Write a PNG of a page with the recognized boxes and text drawn on it."""
+    from idp.overlay import render_overlay
+
+    client = _client(endpoint_url, stack_name, region)
+    record = client.job(job_id)
+    if record is None:
+        err.print(f"[red]no job {job_id}[/]")
+        raise typer.Exit(code=2)
+    image = render_overlay(
+        client.input_bytes(record),
+        client.result_document(job_id),
+        page,
+        options=JobOptions.model_validate(record.get("options") or {}),
+    )
+    target = out_path or Path(f"{job_id}-page{page}.png")
+    image.save(target)
+    out.print(str(target))
+
+
+# -- model cache ---------------------------------------------------------------------------------
+@models_app.command("import-dir")
+def models_import_dir(
+    model_name: str,
+    path: Annotated[Path, typer.Argument(exists=True, file_okay=False)],
+    bucket: Annotated[str, typer.Option(help="model-cache bucket")],
+    endpoint_url: EndpointOption = None,
+    region: RegionOption = None,
+) -> None:
+    """Upload a local model directory into the model-cache bucket."""
+    from idp.ocr.model_cache import ModelCache, archive_key
+
+    s3 = AwsEndpoint(url=endpoint_url, region=region or "us-east-1").client("s3")
+    digest = ModelCache(s3=s3, bucket=bucket).import_dir(model_name, path)
+    out.print(f"{model_name} → s3://{bucket}/{archive_key(model_name)} (sha256 {digest})")
+
+
+@models_app.command("sync")
+def models_sync(
+    bucket: Annotated[str, typer.Option(help="model-cache bucket")],
+    model_names: Annotated[
+        list[str] | None, typer.Option("--model", help="model names (default: all)")
+    ] = None,
+    endpoint_url: EndpointOption = None,
+    region: RegionOption = None,
+) -> None:
+    """On a connected machine: download the official models and import them into the cache."""
+    from idp.ocr.model_cache import DEFAULT_SYNC_MODELS, ModelCache, sync
+
+    s3 = AwsEndpoint(url=endpoint_url, region=region or "us-east-1").client("s3")
+    imported = sync(ModelCache(s3=s3, bucket=bucket), model_names or list(DEFAULT_SYNC_MODELS))
+    for model_name, digest in imported.items():
+        out.print(f"{model_name}: sha256 {digest}")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,96 @@
+"""An embedded AWS: moto in server mode on a free loopback port, plus boto3 clients for it."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Self
+
+import boto3
+from botocore.config import Config
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from moto.server import ThreadedMotoServer
+
+REGION = "us-east-1"
+ACCOUNT_ID = "123456789012"  # moto's default account
+_CREDENTIALS = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
+
+
+@dataclass(frozen=True)
+class AwsEndpoint:
+    """Where boto3 clients should go: the emulator (url set) or the real AWS (url None)."""
+
+    url: str | None
+    region: str = REGION
+
+    def client(self, service: str, **kwargs: Any) -> Any:
+        config = Config(retries={"mode": "standard", "max_attempts": 5}, connect_timeout=5)
+        extra: dict[str, Any] = dict(_CREDENTIALS) if self.url else {}
+        return boto3.client(
+            service,  # type: ignore[call-overload]
+            endpoint_url=self.url,
+            region_name=self.region,
+            config=config,
+            **extra,
+            **kwargs,
+        )
+
+    def resource(self, service: str) -> Any:
+        extra: dict[str, Any] = dict(_CREDENTIALS) if self.url else {}
+        return boto3.resource(
+            service,  # type: ignore[call-overload]
+            endpoint_url=self.url,
+            region_name=self.region,
+            **extra,
+        )
+
+    def process_env(self) -> dict[str, str]:
+        """Environment for a child process whose boto3 clients must reach this endpoint."""
+        env = {"AWS_DEFAULT_REGION": self.region, "AWS_REGION": self.region}
+        if self.url:
+            env |= {
+                "AWS_ENDPOINT_URL": self.url,
+                "AWS_ACCESS_KEY_ID": _CREDENTIALS["aws_access_key_id"],
+                "AWS_SECRET_ACCESS_KEY": _CREDENTIALS["aws_secret_access_key"],
+            }
+        return env
+
+
+class EmbeddedAws:
+    """moto's standalone server, started in this process on 127.0.0.1 and a free port."""
+
+    def __init__(self) -> None:
+        self._server: ThreadedMotoServer | None = None
+        self.endpoint = AwsEndpoint(url=None)
+
+    def start(self) -> AwsEndpoint:
+        from moto.server import ThreadedMotoServer
+
+        # The emulator's request log would drown the pipeline's own logs.
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        server.start()
+        host, port = server.get_host_and_port()
+        self._server = server
+        self.endpoint = AwsEndpoint(url=f"http://{host}:{port}")
+        return self.endpoint
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,205 @@
+"""Lambda functions emulated as worker processes: one process per execution environment.
+
+Each environment imports the real handler module with the function's own environment, keeps
+its globals (warm engines, clients) across invocations like a warm Lambda container, and is
+killed on timeout or replaced after a crash, so faults look as they do on AWS.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import os
+import queue
+import threading
+import time
+import traceback
+import uuid
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any, Literal
+
+_SPAWN = multiprocessing.get_context("spawn")
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """What happened to one invocation."""
+
+    outcome: Literal["ok", "error", "timeout", "crash"]
+    payload: Any = None  # handler's return value when ok
+    error_type: str | None = None
+    error_message: str | None = None
+    duration_s: float = 0.0
+    cold_start: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "ok"
+
+
+class _LambdaContext:
+    """The attributes of a Lambda context object our handlers and Powertools read."""
+
+    def __init__(self, function_name: str, memory_mb: int, deadline: float) -> None:
+        self.function_name = function_name
+        self.function_version = "$LATEST"
+        self.memory_limit_in_mb = memory_mb
+        self.invoked_function_arn = (
+            f"arn:aws:lambda:us-east-1:123456789012:function:{function_name}"
+        )
+        self.aws_request_id = str(uuid.uuid4())
+        self.log_group_name = f"/aws/lambda/{function_name}"
+        self.log_stream_name = "local"
+        self._deadline = deadline
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.time()) * 1000))
+
+
+def _serve(conn: Connection, handler_path: str, env: dict[str, str], memory_mb: int) -> None:
+    """Child process body: import the handler once, then answer invocations until closed."""
+    os.environ.update(env)
+    module_name, _, attr = handler_path.rpartition(".")
+    handler = getattr(importlib.import_module(module_name), attr)
+    function_name = env.get("IDP_LOCAL_FUNCTION_NAME", module_name)
+    while True:
+        try:
+            event, deadline = conn.recv()
+        except EOFError:
+            return
+        context = _LambdaContext(function_name, memory_mb, deadline)
+        try:
+            conn.send(("ok", handler(event, context)))
+        except Exception as exc:  # noqa: BLE001 - reported to the caller like Lambda's Unhandled
+            traceback.print_exc()
+            conn.send(("error", type(exc).__name__, str(exc)))
+
+
+class _Environment:
+    """One execution environment (a spawned worker process)."""
+
+    def __init__(self, handler: str, env: dict[str, str], memory_mb: int) -> None:
+        parent, child = _SPAWN.Pipe()
+        self._conn = parent
+        self.process = _SPAWN.Process(
+            target=_serve, args=(child, handler, env, memory_mb), daemon=True
+        )
+        self.process.start()
+        child.close()
+        self.invocations = 0
+
+    def invoke(self, event: Any, timeout_s: float) -> Invocation:
+        cold = self.invocations == 0
+        self.invocations += 1
+        started = time.monotonic()
+        self._conn.send((event, time.time() + timeout_s))
+        if not self._conn.poll(timeout_s):
+            self.kill()
+            return Invocation(
+                "timeout",
+                error_type="TimeoutError",
+                error_message=f"Task timed out after {timeout_s:.0f} seconds",
+                duration_s=time.monotonic() - started,
+                cold_start=cold,
+            )
+        try:
+            reply = self._conn.recv()
+        except (EOFError, ConnectionResetError):
+            self.process.join(timeout=5)
+            return Invocation(
+                "crash",
+                error_type="Runtime.ExitError",
+                error_message=f"worker exited with code {self.process.exitcode}",
+                duration_s=time.monotonic() - started,
+                cold_start=cold,
+            )
+        elapsed = time.monotonic() - started
+        if reply[0] == "ok":
+            return Invocation("ok", payload=reply[1], duration_s=elapsed, cold_start=cold)
+        return Invocation(
+            "error",
+            error_type=reply[1],
+            error_message=reply[2],
+            duration_s=elapsed,
+            cold_start=cold,
+        )
+
+    @property
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(timeout=10)
+        self._conn.close()
+
+
+class LocalFunction:
+    """A function with up to `concurrency` warm environments, started on demand (cold starts)."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        handler: str,
+        env: dict[str, str],
+        memory_mb: int,
+        timeout_s: float,
+        concurrency: int = 1,
+    ) -> None:
+        self.name = name
+        self.handler = handler
+        self.env = {**env, "IDP_LOCAL_FUNCTION_NAME": name}
+        self.memory_mb = memory_mb
+        self.timeout_s = timeout_s
+        self._idle: queue.LifoQueue[_Environment] = queue.LifoQueue()
+        self._slots = threading.BoundedSemaphore(concurrency)
+        self._lock = threading.Lock()
+        self._all: list[_Environment] = []
+        self._in_flight: dict[int, _Environment] = {}
+
+    def invoke(self, event: Any) -> Invocation:
+        with self._slots:
+            environment = self._take()
+            self._in_flight[threading.get_ident()] = environment
+            try:
+                result = environment.invoke(event, self.timeout_s)
+            finally:
+                self._in_flight.pop(threading.get_ident(), None)
+            if environment.alive and result.outcome in ("ok", "error"):
+                self._idle.put(environment)
+            else:
+                environment.kill()
+                with self._lock:
+                    self._all.remove(environment)
+            return result
+
+    def kill_in_flight(self) -> int:
+        """Kill every environment that is running an invocation (a fault-injection seam)."""
+        victims = list(self._in_flight.values())
+        for environment in victims:
+            if environment.process.is_alive():
+                environment.process.kill()
+        return len(victims)
+
+    def _take(self) -> _Environment:
+        while True:
+            try:
+                environment = self._idle.get_nowait()
+            except queue.Empty:
+                environment = _Environment(self.handler, self.env, self.memory_mb)
+                with self._lock:
+                    self._all.append(environment)
+                return environment
+            if environment.alive:
+                return environment
+            with self._lock:
+                self._all.remove(environment)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            environments, self._all = self._all, []
+        for environment in environments:
+            environment.kill()

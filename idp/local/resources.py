@@ -1,0 +1,239 @@
+"""Create in the emulator the resources the CDK stack deploys, from the same names and specs."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from idp import names
+from idp.local.emulator import ACCOUNT_ID, AwsEndpoint
+from idp.names import Env
+from idp.topology import FUNCTIONS, SCALE_IN_ALARM_NAME_SUFFIX, Function, Topic
+
+# moto rejects GPU instance types; the emulated endpoint uses a CPU type (SPEC, emulator facts).
+LOCAL_VL_INSTANCE_TYPE = "ml.m5.large"
+
+
+@dataclass(frozen=True)
+class LocalResources:
+    """Names of everything created in the emulator for one local pipeline."""
+
+    prefix: str
+    region: str
+    input_bucket: str
+    results_bucket: str
+    model_cache_bucket: str
+    jobs_table: str
+    queue_url: str
+    queue_arn: str
+    dlq_url: str
+    topic_arns: dict[Topic, str]
+    delivery_queue_urls: dict[Function, str]  # SNS → function delivery (the Lambda subscription)
+    function_names: dict[Function, str]
+    vl_endpoint: str
+    scale_in_alarm: str
+    visibility_timeout_seconds: int
+
+    def function_env(self, function: Function, *, vl_enabled: bool) -> dict[str, str]:
+        """The environment the stack gives this function, with emulator names filled in."""
+        values = {
+            Env.JOBS_TABLE: self.jobs_table,
+            Env.INPUT_BUCKET: self.input_bucket,
+            Env.RESULTS_BUCKET: self.results_bucket,
+            Env.MODEL_CACHE_BUCKET: self.model_cache_bucket,
+            Env.PROCESSOR_FUNCTION: self.function_names[Function.PROCESSOR],
+            Env.VL_ENDPOINT_NAME: self.vl_endpoint,
+            Env.VL_VARIANT_NAME: names.VL_VARIANT_NAME,
+            Env.VL_ENABLED: "true" if vl_enabled else "false",
+            Env.MAX_PAGES: str(names.DEFAULT_MAX_PAGES),
+            Env.MAX_INPUT_BYTES: str(names.DEFAULT_MAX_INPUT_BYTES),
+            Env.ALLOW_HUB_DOWNLOAD: "false",
+            Env.POWERTOOLS_SERVICE_NAME: FUNCTIONS[function].service.value,
+            Env.POWERTOOLS_METRICS_NAMESPACE: names.METRICS_NAMESPACE,
+        }
+        return {key.value: values[key] for key in FUNCTIONS[function].env}
+
+
+def provision(
+    endpoint: AwsEndpoint,
+    *,
+    prefix: str = "paddle-idp-local",
+    visibility_timeout_seconds: int = names.QUEUE_VISIBILITY_TIMEOUT_SECONDS,
+    vl_enabled: bool = True,
+) -> LocalResources:
+    """Create buckets, table, queues, topics, notifications and the scaled-to-0 VL endpoint."""
+    s3 = endpoint.client("s3")
+    sqs = endpoint.client("sqs")
+    sns = endpoint.client("sns")
+    dynamodb = endpoint.client("dynamodb")
+    sagemaker = endpoint.client("sagemaker")
+    cloudwatch = endpoint.client("cloudwatch")
+
+    input_bucket, results_bucket, cache_bucket = (
+        f"{prefix}-input",
+        f"{prefix}-results",
+        f"{prefix}-model-cache",
+    )
+    for bucket in (input_bucket, results_bucket, cache_bucket):
+        s3.create_bucket(Bucket=bucket)
+    # The job id derives from the object version, as in the stack's versioned input bucket.
+    s3.put_bucket_versioning(Bucket=input_bucket, VersioningConfiguration={"Status": "Enabled"})
+
+    jobs_table = f"{prefix}-jobs"
+    dynamodb.create_table(
+        TableName=jobs_table,
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[
+            {"AttributeName": names.JOB_ID_ATTR, "AttributeType": "S"},
+            {"AttributeName": names.STATUS_INDEX_PK, "AttributeType": "S"},
+            {"AttributeName": names.STATUS_INDEX_SK, "AttributeType": "S"},
+        ],
+        KeySchema=[{"AttributeName": names.JOB_ID_ATTR, "KeyType": "HASH"}],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": names.STATUS_INDEX,
+                "KeySchema": [
+                    {"AttributeName": names.STATUS_INDEX_PK, "KeyType": "HASH"},
+                    {"AttributeName": names.STATUS_INDEX_SK, "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+    )
+
+    dlq_url = sqs.create_queue(QueueName=f"{prefix}-jobs-dlq")["QueueUrl"]
+    dlq_arn = _queue_arn(sqs, dlq_url)
+    queue_url = sqs.create_queue(
+        QueueName=f"{prefix}-jobs",
+        Attributes={
+            "VisibilityTimeout": str(visibility_timeout_seconds),
+            "RedrivePolicy": json.dumps(
+                {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": names.QUEUE_MAX_RECEIVE_COUNT}
+            ),
+        },
+    )["QueueUrl"]
+    queue_arn = _queue_arn(sqs, queue_url)
+    s3.put_bucket_notification_configuration(
+        Bucket=input_bucket,
+        NotificationConfiguration={
+            "QueueConfigurations": [
+                {
+                    "QueueArn": queue_arn,
+                    "Events": ["s3:ObjectCreated:*"],
+                    "Filter": {
+                        "Key": {
+                            "FilterRules": [
+                                {"Name": "prefix", "Value": names.INPUT_PREFIX},
+                                {"Name": "suffix", "Value": suffix},
+                            ]
+                        }
+                    },
+                }
+                for suffix in names.NOTIFICATION_SUFFIXES
+            ]
+        },
+    )
+
+    topic_arns = {
+        topic: sns.create_topic(Name=f"{prefix}-{topic.value}")["TopicArn"] for topic in Topic
+    }
+    delivery_queue_urls: dict[Function, str] = {}
+    for function, spec in FUNCTIONS.items():
+        if not spec.topics:
+            continue
+        url = sqs.create_queue(QueueName=f"{prefix}-{function.value}-sns")["QueueUrl"]
+        delivery_queue_urls[function] = url
+        for topic in spec.topics:
+            sns.subscribe(TopicArn=topic_arns[topic], Protocol="sqs", Endpoint=_queue_arn(sqs, url))
+
+    function_names = {function: f"{prefix}-{function.value}" for function in Function}
+
+    vl_endpoint = f"{prefix}-vl"
+    if vl_enabled:
+        _create_scaled_in_endpoint(
+            sagemaker,
+            endpoint_name=vl_endpoint,
+            results_bucket=results_bucket,
+            topic_arns=topic_arns,
+        )
+    scale_in_alarm = f"{prefix}-{SCALE_IN_ALARM_NAME_SUFFIX}"
+    cloudwatch.put_metric_alarm(
+        AlarmName=scale_in_alarm,
+        Namespace="AWS/SageMaker",
+        MetricName="ApproximateBacklogSizePerInstance",
+        Dimensions=[{"Name": "EndpointName", "Value": vl_endpoint}],
+        Statistic="Average",
+        Period=names.SCALE_IN_PERIOD_SECONDS,
+        EvaluationPeriods=names.SCALE_IN_EVALUATION_PERIODS,
+        Threshold=names.SCALE_IN_BACKLOG_THRESHOLD,
+        ComparisonOperator="LessThanThreshold",
+        TreatMissingData="breaching",
+        AlarmActions=[topic_arns[Topic.SCALE_IN]],
+    )
+    return LocalResources(
+        prefix=prefix,
+        region=endpoint.region,
+        input_bucket=input_bucket,
+        results_bucket=results_bucket,
+        model_cache_bucket=cache_bucket,
+        jobs_table=jobs_table,
+        queue_url=queue_url,
+        queue_arn=queue_arn,
+        dlq_url=dlq_url,
+        topic_arns=topic_arns,
+        delivery_queue_urls=delivery_queue_urls,
+        function_names=function_names,
+        vl_endpoint=vl_endpoint,
+        scale_in_alarm=scale_in_alarm,
+        visibility_timeout_seconds=visibility_timeout_seconds,
+    )
+
+
+def _queue_arn(sqs: Any, url: str) -> str:
+    attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])
+    return str(attributes["Attributes"]["QueueArn"])
+
+
+def _create_scaled_in_endpoint(
+    sagemaker: Any, *, endpoint_name: str, results_bucket: str, topic_arns: dict[Topic, str]
+) -> None:
+    model_name = f"{endpoint_name}-model"
+    config_name = f"{endpoint_name}-config"
+    sagemaker.create_model(
+        ModelName=model_name,
+        ExecutionRoleArn=f"arn:aws:iam::{ACCOUNT_ID}:role/{endpoint_name}-execution",
+        PrimaryContainer={"Image": f"{ACCOUNT_ID}.dkr.ecr.us-east-1.amazonaws.com/vl:local"},
+    )
+    sagemaker.create_endpoint_config(
+        EndpointConfigName=config_name,
+        ProductionVariants=[
+            {
+                "VariantName": names.VL_VARIANT_NAME,
+                "ModelName": model_name,
+                "InitialInstanceCount": 1,
+                "InstanceType": LOCAL_VL_INSTANCE_TYPE,
+            }
+        ],
+        AsyncInferenceConfig={
+            "ClientConfig": {
+                "MaxConcurrentInvocationsPerInstance": names.VL_MAX_CONCURRENT_INVOCATIONS
+            },
+            "OutputConfig": {
+                "S3OutputPath": f"s3://{results_bucket}/{names.VL_OUTPUT_PREFIX}",
+                "S3FailurePath": f"s3://{results_bucket}/{names.VL_FAILURE_PREFIX}",
+                "NotificationConfig": {
+                    "SuccessTopic": topic_arns[Topic.SUCCESS],
+                    "ErrorTopic": topic_arns[Topic.ERROR],
+                },
+            },
+        },
+    )
+    sagemaker.create_endpoint(EndpointName=endpoint_name, EndpointConfigName=config_name)
+    # The deployed endpoint reaches 0 through the idle alarm; locally it starts there.
+    sagemaker.update_endpoint_weights_and_capacities(
+        EndpointName=endpoint_name,
+        DesiredWeightsAndCapacities=[
+            {"VariantName": names.VL_VARIANT_NAME, "DesiredInstanceCount": 0}
+        ],
+    )

@@ -1,0 +1,103 @@
+"""How the pipeline's functions and topics are wired: read by the CDK stack and the local runtime.
+
+The stack and the local runtime both build from these specs, so the local run cannot drift from
+the deployed infrastructure (tests compare the synthesized template against them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from idp import names
+from idp.names import Env, Service
+
+
+class Topic(StrEnum):
+    """SNS topics of the stack (the value is the construct id and the local topic suffix)."""
+
+    SUCCESS = "VlSuccessTopic"
+    ERROR = "ErrorTopic"
+    SCALE_IN = "ScaleInTopic"
+
+
+class Function(StrEnum):
+    INVOKER = "Invoker"
+    PROCESSOR = "OcrProcessor"
+    COMPLETION = "CompletionHandler"
+    SCALE_IN = "ScaleInHandler"
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    handler: str  # module path + function, as Lambda's Handler / the image CMD
+    service: Service
+    memory_mb: int
+    timeout_seconds: int
+    env: tuple[Env, ...]  # environment variables the function reads
+    topics: tuple[Topic, ...] = ()  # SNS topics the function is subscribed to
+
+
+_ZIP_ENV: Final = (
+    Env.JOBS_TABLE,
+    Env.INPUT_BUCKET,
+    Env.RESULTS_BUCKET,
+    Env.POWERTOOLS_SERVICE_NAME,
+    Env.POWERTOOLS_METRICS_NAMESPACE,
+)
+
+FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
+    Function.INVOKER: FunctionSpec(
+        handler="lambdas.invoker.handler.lambda_handler",
+        service=Service.INVOKER,
+        memory_mb=names.INVOKER_MEMORY_MB,
+        timeout_seconds=names.INVOKER_TIMEOUT_SECONDS,
+        env=(
+            *_ZIP_ENV,
+            Env.PROCESSOR_FUNCTION,
+            Env.VL_ENABLED,
+            Env.VL_ENDPOINT_NAME,
+            Env.VL_VARIANT_NAME,
+            Env.MAX_INPUT_BYTES,
+        ),
+    ),
+    Function.PROCESSOR: FunctionSpec(
+        handler="ocr_processor_image.handler.lambda_handler",
+        service=Service.PROCESSOR,
+        memory_mb=names.PROCESSOR_MEMORY_MB,
+        timeout_seconds=names.PROCESSOR_TIMEOUT_SECONDS,
+        env=(
+            *_ZIP_ENV,
+            Env.MODEL_CACHE_BUCKET,
+            Env.MAX_PAGES,
+            Env.MAX_INPUT_BYTES,
+            Env.ALLOW_HUB_DOWNLOAD,
+        ),
+    ),
+    Function.COMPLETION: FunctionSpec(
+        handler="lambdas.completion.handler.lambda_handler",
+        service=Service.COMPLETION,
+        memory_mb=names.COMPLETION_MEMORY_MB,
+        timeout_seconds=names.COMPLETION_TIMEOUT_SECONDS,
+        env=_ZIP_ENV,
+        topics=(Topic.SUCCESS, Topic.ERROR),
+    ),
+    Function.SCALE_IN: FunctionSpec(
+        handler="lambdas.scale_in.handler.lambda_handler",
+        service=Service.SCALE_IN,
+        memory_mb=names.SCALE_IN_MEMORY_MB,
+        timeout_seconds=names.SCALE_IN_TIMEOUT_SECONDS,
+        env=(
+            Env.VL_ENDPOINT_NAME,
+            Env.VL_VARIANT_NAME,
+            Env.POWERTOOLS_SERVICE_NAME,
+            Env.POWERTOOLS_METRICS_NAMESPACE,
+        ),
+        topics=(Topic.SCALE_IN,),
+    ),
+}
+
+# The processor's async-invoke failures go to this topic as Lambda destination records.
+PROCESSOR_ON_FAILURE_TOPIC: Final = Topic.ERROR
+SCALE_IN_ALARM_NAME_SUFFIX: Final = "vl-backlog-idle"
