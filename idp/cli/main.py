@@ -114,12 +114,12 @@ def _jobs_table(records: list[dict[str, Any]], title: str) -> Table:
         timings = record.get("timings_ms") or {}
         total = timings.get("total")
         table.add_row(
-            str(record.get("job_id")),
+            str(record.get("job_id", ""))[:12],
             f"[{_status_style(status)}]{status}[/]",
             str(record.get("model", "")),
             str(record.get("lang", "")),
             str(record.get("page_count", "")),
-            str(record.get("input_key", "")),
+            str(record.get("input_key", "")).rsplit("/", 1)[-1],
             f"{total:.0f}" if isinstance(total, int | float) else "",
             _error_text(record),
         )

@@ -57,9 +57,16 @@ class _LambdaContext:
         return max(0, int((self._deadline - time.time()) * 1000))
 
 
+# What a child keeps from the parent's environment; everything else comes from the function's
+# own configuration, as in a Lambda execution environment.
+_INHERITED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "SSL_CERT_FILE")
+
+
 def _serve(conn: Connection, handler_path: str, env: dict[str, str], memory_mb: int) -> None:
     """Child process body: import the handler once, then answer invocations until closed."""
-    os.environ.update(env)
+    inherited = {key: os.environ[key] for key in _INHERITED_ENV if key in os.environ}
+    os.environ.clear()
+    os.environ.update({**inherited, **env})
     module_name, _, attr = handler_path.rpartition(".")
     handler = getattr(importlib.import_module(module_name), attr)
     function_name = env.get("IDP_LOCAL_FUNCTION_NAME", module_name)

@@ -109,13 +109,12 @@ class LocalRuntime:
             }
             concurrency = 1
             timeout = float(spec.timeout_seconds)
+            # Each function gets its own /tmp, the only writable path on Lambda.
+            function_tmp = tmp_root / function.value
+            function_tmp.mkdir(exist_ok=True)
+            env |= {"HOME": str(function_tmp), "TMPDIR": str(function_tmp)}
             if function is Function.PROCESSOR:
-                # The stack sets HOME and the PaddleX cache into /tmp, the only writable path.
-                function_tmp = tmp_root / "processor"
-                function_tmp.mkdir(exist_ok=True)
                 env |= {
-                    "HOME": str(function_tmp),
-                    "TMPDIR": str(function_tmp),
                     "PADDLE_PDX_CACHE_HOME": str(function_tmp / "paddlex"),
                     "PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK": "True",
                 }

@@ -1,0 +1,25 @@
+"""A running local pipeline (embedded AWS + runtime), shared by the tests of this folder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from idp.local.pipeline import LocalPipeline
+from idp.local.runtime import LocalSettings
+
+
+@pytest.fixture(scope="module")
+def pipeline(
+    tmp_path_factory: pytest.TempPathFactory, models_dir: Path
+) -> Iterator[LocalPipeline]:
+    settings = LocalSettings(
+        work_dir=tmp_path_factory.mktemp("local-pipeline"),
+        models_dir=models_dir,
+        vl_substitute=True,
+        alarm_period_seconds=0.5,
+    )
+    with LocalPipeline(settings) as running:
+        yield running

@@ -1,0 +1,183 @@
+"""The whole pipeline on the embedded AWS: same handlers, real OCR, driven as a user would."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from idp import names
+from idp.client import PipelineClient
+from idp.local.pipeline import LocalPipeline
+from idp.names import JobStatus, OcrModel
+from idp.synthetic import encode, encode_pages, render_page, sample_lines
+from idp.textmetrics import character_error_rate
+
+pytestmark = pytest.mark.ocr
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+JOB_TIMEOUT_S = 300.0
+
+
+def _idp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "idp.cli.main", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=900,
+        env=env,
+        check=False,
+    )
+
+
+def _page_text(result: dict[str, Any], page: int) -> str:
+    return "\n".join(line["text"] for line in result["pages"][page - 1]["lines"])
+
+
+def _endpoint_capacity(pipeline: LocalPipeline) -> int:
+    assert pipeline.resources is not None
+    described = pipeline.endpoint.client("sagemaker").describe_endpoint(
+        EndpointName=pipeline.resources.vl_endpoint
+    )
+    return int(described["ProductionVariants"][0]["DesiredInstanceCount"])
+
+
+def _wait_for(predicate: Any, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.25)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def test_local_run_cli_recognizes_a_png_and_a_pdf(tmp_path: Path, models_dir: Path) -> None:
+    # GIVEN a one-page PNG and a two-page PDF of known text
+    png_lines, pdf_lines = sample_lines(4), [sample_lines(3, offset=5), sample_lines(3, offset=9)]
+    png = tmp_path / "letter.png"
+    png.write_bytes(encode(render_page(png_lines, size=(1000, 360), margin=40), "PNG"))
+    pdf = tmp_path / "report.pdf"
+    pages = [render_page(lines, size=(1000, 320), margin=40) for lines in pdf_lines]
+    pdf.write_bytes(encode_pages(pages, "PDF", resolution=144.0))
+
+    # WHEN `idp local run --json` runs them through the whole local pipeline
+    done = _idp(
+        "local", "run", str(png), str(pdf), "--model", "PP-OCRv5", "--out",
+        str(tmp_path / "out"), "--json",
+    )
+
+    # THEN it exits 0, stdout is exactly one JSON array, and the text is right
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = json.loads(done.stdout)
+    assert [row["file"] for row in rows] == [str(png), str(pdf)]
+    assert all(row["status"] == "COMPLETED" and row["error"] is None for row in rows)
+    assert [row["pages"] for row in rows] == [1, 2]
+    png_result = json.loads(Path(rows[0]["result"]).read_text())
+    pdf_result = json.loads(Path(rows[1]["result"]).read_text())
+    assert character_error_rate("\n".join(png_lines), _page_text(png_result, 1)) <= 0.02
+    for number, lines in enumerate(pdf_lines, start=1):
+        assert character_error_rate("\n".join(lines), _page_text(pdf_result, number)) <= 0.02
+
+
+def test_local_run_cli_exits_nonzero_when_a_job_fails(tmp_path: Path) -> None:
+    # GIVEN a text file dressed up as a PNG
+    fake = tmp_path / "notes.png"
+    fake.write_text("this is not an image\n")
+
+    # WHEN it is run locally
+    done = _idp("local", "run", str(fake), "--model", "PP-OCRv5", "--json")
+
+    # THEN the job ends FAILED with its specific code and the command exits non-zero
+    assert done.returncode == 1
+    (row,) = json.loads(done.stdout)
+    assert row["status"] == "FAILED"
+    assert row["error"]["code"] == "UNSUPPORTED_MEDIA_TYPE"
+    assert row["result"] is None
+
+
+def test_s3_upload_under_input_prefix_is_picked_up(pipeline: LocalPipeline) -> None:
+    # GIVEN a page uploaded straight into the input bucket, as `aws s3 cp` would
+    assert pipeline.resources is not None
+    lines = sample_lines(3, offset=14)
+    key = "input/PP-OCRv5/scans/päge one.png"
+    pipeline.endpoint.client("s3").put_object(
+        Bucket=pipeline.resources.input_bucket,
+        Key=key,
+        Body=encode(render_page(lines, size=(1000, 300), margin=40), "PNG"),
+    )
+    client = pipeline.client()
+
+    # WHEN the S3 notification travels through SQS to the invoker and the processor
+    def job_for_key() -> dict[str, Any] | None:
+        return next((job for job in client.jobs() if job.get("input_key") == key), None)
+
+    _wait_for(lambda: job_for_key() is not None, 60, "a job for the uploaded object")
+    job = job_for_key()
+    assert job is not None
+    records = client.wait([job["job_id"]], timeout_s=JOB_TIMEOUT_S)
+
+    # THEN the job completes with the uploaded page's text
+    record = records[job["job_id"]]
+    assert record is not None
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    result = client.result_document(job["job_id"])
+    assert character_error_rate("\n".join(lines), _page_text(result, 1)) <= 0.02
+
+
+def test_vl_job_scales_the_endpoint_out_completes_and_scales_back_in(
+    pipeline: LocalPipeline, tmp_path: Path
+) -> None:
+    # GIVEN the VL endpoint at 0 instances and a page for PaddleOCR-VL (substitute engine)
+    assert pipeline.runtime is not None
+    assert _endpoint_capacity(pipeline) == 0
+    lines = sample_lines(3, offset=20)
+    page = tmp_path / "vl.png"
+    page.write_bytes(encode(render_page(lines, size=(1000, 300), margin=40), "PNG"))
+    client: PipelineClient = pipeline.client()
+
+    # WHEN the job is submitted
+    submitted = client.submit(page, model=OcrModel.PADDLEOCR_VL)
+    record = client.wait([submitted.job_id], timeout_s=JOB_TIMEOUT_S)[submitted.job_id]
+
+    # THEN the invoker scaled the endpoint 0 → 1, the container ran it, SNS success completed it
+    assert record is not None
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    assert record["backend"] == "sagemaker"
+    assert pipeline.runtime.vl.starts >= 1
+    result = client.result_document(submitted.job_id)
+    assert result["engine"]["substitute"] is True
+    assert character_error_rate("\n".join(lines), _page_text(result, 1)) <= 0.02
+
+    # AND the idle alarm returns the endpoint to 0 and the container stops
+    _wait_for(lambda: _endpoint_capacity(pipeline) == 0, 120, "scale-in to 0")
+    _wait_for(lambda: not pipeline.runtime.vl.running, 30, "the container to stop")  # type: ignore[union-attr]
+    assert "ALARM" in pipeline.runtime.stats.alarm_states
+
+
+def test_idp_status_and_jobs_show_what_dynamodb_holds(pipeline: LocalPipeline) -> None:
+    # GIVEN the jobs the earlier tests left in the local pipeline
+    client = pipeline.client()
+    stored = client.jobs()
+    assert stored, "the module's earlier tests leave jobs behind"
+    url = pipeline.endpoint.url
+    assert url is not None
+    env = {**pipeline.endpoint.process_env(), "PATH": "/usr/bin:/bin"}
+
+    # WHEN the CLI is asked against the emulator
+    listed = _idp("jobs", "--endpoint-url", url, "--json", env=env)
+    one = _idp("status", stored[0]["job_id"], "--endpoint-url", url, "--json", env=env)
+
+    # THEN both show the records DynamoDB holds
+    assert listed.returncode == 0, listed.stderr
+    assert {job["job_id"]: job["status"] for job in json.loads(listed.stdout)} == {
+        job["job_id"]: job["status"] for job in stored
+    }
+    assert one.returncode == 0, one.stderr
+    assert json.loads(one.stdout) == client.job(stored[0]["job_id"])
+    assert names.JOB_ID_ATTR in json.loads(one.stdout)
