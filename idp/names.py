@@ -216,6 +216,7 @@ VL_VARIANT_NAME: Final = "AllTraffic"
 VL_MAX_CONCURRENT_INVOCATIONS: Final = 4
 VL_INVOCATION_TIMEOUT_SECONDS: Final = 3600
 VL_INSTANCE_TYPE: Final = "ml.g5.xlarge"
+VL_CONTAINER_STARTUP_TIMEOUT_SECONDS: Final = 1200
 SCALE_IN_BACKLOG_THRESHOLD: Final = 0.1
 SCALE_IN_EVALUATION_PERIODS: Final = 10
 SCALE_IN_PERIOD_SECONDS: Final = 60
@@ -284,3 +285,47 @@ class Output(StrEnum):
     DLQ_URL = "DeadLetterQueueUrl"
     PROCESSOR_FUNCTION = "ProcessorFunctionName"
     VL_ENDPOINT = "VlEndpointName"
+
+
+class VlEnv(StrEnum):
+    """Environment-variable keys read by the VL inference container (sagemaker_container)."""
+
+    ENGINE = "VL_ENGINE"  # paddleocr-vl | substitute-ppocrv5
+    HOST = "VL_HOST"
+    PORT = "VL_PORT"  # SageMaker requires 8080; tests pick a free port
+    MAX_CONCURRENT_REQUESTS = "VL_MAX_CONCURRENT_REQUESTS"
+    REQUEST_TIMEOUT_SECONDS = "VL_REQUEST_TIMEOUT_SECONDS"
+    ENGINE_INSTANCES = "VL_ENGINE_INSTANCES"
+    MODELS_DIR = "VL_MODELS_DIR"  # weights baked into the image
+    PIPELINE_VERSION = "VL_PIPELINE_VERSION"
+    REGION_CONCURRENCY = "VL_REGION_CONCURRENCY"  # VLM requests in flight per pipeline
+    DEVICE = "VL_DEVICE"
+    SERVER_URL = "VL_SERVER_URL"  # use an external OpenAI-compatible VLM server, supervise none
+    SERVER_COMMAND = "VL_SERVER_COMMAND"
+    SERVER_PORT = "VL_SERVER_PORT"
+    SERVER_GPU_MEMORY_UTILIZATION = "VL_SERVER_GPU_MEMORY_UTILIZATION"
+    SERVER_MAX_NUM_SEQS = "VL_SERVER_MAX_NUM_SEQS"
+    SERVER_EXTRA_ARGS = "VL_SERVER_EXTRA_ARGS"
+    SERVER_STARTUP_TIMEOUT_SECONDS = "VL_SERVER_STARTUP_TIMEOUT_SECONDS"
+    SERVER_MAX_RESTARTS = "VL_SERVER_MAX_RESTARTS"
+    WARMUP = "VL_WARMUP"
+
+
+VL_CONTAINER_PORT: Final = 8080  # SageMaker's serving contract
+VL_ENGINE_PADDLEOCR_VL: Final = "paddleocr-vl"
+VL_ENGINE_SUBSTITUTE_PPOCRV5: Final = "substitute-ppocrv5"
+
+
+class Metric(StrEnum):
+    """Powertools metrics (namespace METRICS_NAMESPACE, count per job) the dashboard plots."""
+
+    JOBS_COMPLETED = "JobsCompleted"
+    JOBS_FAILED = "JobsFailed"
+
+
+class ProcessorEnv(StrEnum):
+    """Extra environment-variable keys read by the OCR processor (ocr_processor_image)."""
+
+    MODELS_DIR = "IDP_MODELS_DIR"  # unpacked model dirs baked into the image (or .models locally)
+    WORK_DIR = "IDP_WORK_DIR"  # per-job scratch space; default <tmp>/idp-work
+    CPU_THREADS = "OCR_CPU_THREADS"  # paddle inference threads; default 2

@@ -1,0 +1,1 @@
+"""The VL inference container: the SageMaker serving contract over PaddleOCR-VL and vLLM."""

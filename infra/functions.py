@@ -1,0 +1,131 @@
+"""What every Lambda function of the pipeline shares: its own role, a log group with retention,
+X-Ray tracing, the Powertools service name and metrics namespace, and (for zip functions) one
+code asset and the Powertools public layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Final
+
+from aws_cdk import Aws, Duration
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+
+from idp import names
+from idp.names import Env
+from idp.topology import FunctionSpec
+from infra.nag import acknowledge_python_runtime, acknowledge_xray
+
+ZIP_RUNTIME: Final = lambda_.Runtime.PYTHON_3_12
+ARCHITECTURE: Final = lambda_.Architecture.X86_64
+POWERTOOLS_LAYER_ACCOUNT: Final = "017000801446"
+
+# The zip functions ship idp/ (minus the CLI, the local runtime and the OCR engines) and
+# lambdas/: everything else in the repository root is excluded, dot-directories included.
+ZIP_CODE_EXCLUDES: Final = (
+    "*",
+    ".*",
+    "!idp",
+    "!idp/**",
+    "!lambdas",
+    "!lambdas/**",
+    "idp/cli",
+    "idp/local",
+    "idp/ocr",
+    "**/__pycache__",
+    "**/*.pyc",
+)
+
+
+def zip_code(repo_root: Path) -> lambda_.Code:
+    """The one code asset of the zip functions (plain files, no Docker bundling)."""
+    return lambda_.Code.from_asset(str(repo_root), exclude=list(ZIP_CODE_EXCLUDES))
+
+
+def powertools_layer_arn(version: int) -> str:
+    return (
+        f"arn:{Aws.PARTITION}:lambda:{Aws.REGION}:{POWERTOOLS_LAYER_ACCOUNT}:layer:"
+        f"AWSLambdaPowertoolsPythonV3-python312-x86_64:{version}"
+    )
+
+
+def powertools_layer(scope: Construct, construct_id: str, *, version: int) -> lambda_.ILayerVersion:
+    return lambda_.LayerVersion.from_layer_version_arn(
+        scope, construct_id, powertools_layer_arn(version)
+    )
+
+
+def function_environment(spec: FunctionSpec, values: Mapping[Env, str]) -> dict[str, str]:
+    """The environment a function reads, exactly the keys its spec declares.
+
+    Raises KeyError when the stack has no value for a declared key, so a function can never
+    be deployed without a variable it reads.
+    """
+    own = {
+        Env.POWERTOOLS_SERVICE_NAME: spec.service.value,
+        Env.POWERTOOLS_METRICS_NAMESPACE: names.METRICS_NAMESPACE,
+    }
+    return {key.value: own[key] if key in own else values[key] for key in spec.env}
+
+
+class FunctionRole(Construct):
+    """A function's own execution role and log group; the role may write only that log group."""
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, retention: logs.RetentionDays
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.log_group = logs.LogGroup(self, "LogGroup", retention=retention)
+        self.role = iam.Role(self, "Role", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"))
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                resources=[self.log_group.log_group_arn],
+            )
+        )
+
+
+class ZipFunction(Construct):
+    """A Python zip function of the pipeline, built from its topology spec."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        spec: FunctionSpec,
+        code: lambda_.Code,
+        layers: Sequence[lambda_.ILayerVersion],
+        environment: Mapping[Env, str],
+        log_retention: logs.RetentionDays,
+        dead_letter_queue: sqs.IQueue | None = None,
+        description: str,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        access = FunctionRole(self, "Access", retention=log_retention)
+        self.role = access.role
+        self.log_group = access.log_group
+        self.function = lambda_.Function(
+            self,
+            "Function",
+            description=description,
+            runtime=ZIP_RUNTIME,
+            architecture=ARCHITECTURE,
+            handler=spec.handler,
+            code=code,
+            layers=list(layers),
+            memory_size=spec.memory_mb,
+            timeout=Duration.seconds(spec.timeout_seconds),
+            environment=function_environment(spec, environment),
+            role=self.role,
+            log_group=self.log_group,
+            tracing=lambda_.Tracing.ACTIVE,
+            dead_letter_queue=dead_letter_queue,
+        )
+        acknowledge_xray(self.role)
+        acknowledge_python_runtime(self.function)

@@ -1,0 +1,111 @@
+"""The OCR processor: a container-image Lambda running PP-OCRv5 / PP-StructureV3 on CPU,
+invoked asynchronously by the invoker, one job per invocation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+import jsii
+from aws_cdk import Duration, Size
+from aws_cdk import aws_ecr_assets as ecr_assets
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sns as sns
+from constructs import Construct
+
+from idp.names import Env
+from idp.topology import FunctionSpec
+from infra.functions import ARCHITECTURE, FunctionRole, function_environment
+from infra.nag import acknowledge, acknowledge_xray
+
+DOCKERFILE: Final = "ocr_processor_image/Dockerfile"
+# Only /tmp is writable on Lambda: PaddleX and anything using ~ must write there.
+_WRITABLE_HOME: Final = {"HOME": "/tmp", "PADDLE_PDX_CACHE_HOME": "/tmp/paddlex"}  # noqa: S108
+
+
+class OcrProcessor(Construct):
+    """DockerImageFunction built from ocr_processor_image/ (build context: the repo root).
+
+    Asynchronous invocations retry `retry_attempts` times, then go to `on_failure_topic` as a
+    Lambda destination record, so a crash or a timeout still ends the job FAILED. Ephemeral
+    storage holds the model cache between warm invocations.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        spec: FunctionSpec,
+        repo_root: Path,
+        environment: Mapping[Env, str],
+        log_retention: logs.RetentionDays,
+        ephemeral_storage_mib: int,
+        reserved_concurrency: int | None,
+        retry_attempts: int,
+        max_event_age: Duration,
+        on_failure_topic: sns.ITopic,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        access = FunctionRole(self, "Access", retention=log_retention)
+        self.role = access.role
+        self.log_group = access.log_group
+        self.function = lambda_.DockerImageFunction(
+            self,
+            "Function",
+            description="Runs PP-OCRv5 / PP-StructureV3 on one document per invocation",
+            code=lambda_.DockerImageCode.from_image_asset(
+                str(repo_root),
+                file=DOCKERFILE,
+                cmd=[spec.handler],
+                platform=ecr_assets.Platform.LINUX_AMD64,
+            ),
+            architecture=ARCHITECTURE,
+            memory_size=spec.memory_mb,
+            timeout=Duration.seconds(spec.timeout_seconds),
+            ephemeral_storage_size=Size.mebibytes(ephemeral_storage_mib),
+            environment={**function_environment(spec, environment), **_WRITABLE_HOME},
+            role=self.role,
+            log_group=self.log_group,
+            tracing=lambda_.Tracing.ACTIVE,
+            reserved_concurrent_executions=reserved_concurrency,
+            retry_attempts=retry_attempts,
+            max_event_age=max_event_age,
+            on_failure=_TopicDestination(on_failure_topic),
+        )
+        acknowledge_xray(self.role)
+        acknowledge(
+            self.function,
+            "Serverless-LambdaDLQ",
+            "Asynchronous failures go to an on-failure destination (the error topic), which "
+            "carries the request and the error to the completion handler; a DLQ would not.",
+        )
+
+    def grant_invoke(self, grantee: iam.IGrantable) -> None:
+        """lambda:InvokeFunction on the unqualified function only (the invoker's async call)."""
+        grantee.grant_principal.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=["lambda:InvokeFunction"], resources=[self.function.function_arn]
+            )
+        )
+
+
+@jsii.implements(lambda_.IDestination)
+class _TopicDestination:
+    """An SNS on-failure destination without CDK's grant (`SnsDestination` grants
+    kms:GenerateDataKey*); the stack grants sns:Publish and exact key actions instead."""
+
+    def __init__(self, topic: sns.ITopic) -> None:
+        self._topic = topic
+
+    def bind(
+        self,
+        scope: Construct,
+        fn: lambda_.IFunction,
+        *,
+        type: lambda_.DestinationType | None = None,
+    ) -> lambda_.DestinationConfig:
+        return lambda_.DestinationConfig(destination=self._topic.topic_arn)

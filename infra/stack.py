@@ -1,0 +1,286 @@
+"""The paddle-idp stack: composes one construct per component and wires events, environment
+and least-privilege grants between them. Read top to bottom, it is the architecture:
+
+    S3 input ──event──► SQS job queue (+DLQ) ──► invoker ──┬─► OCR processor (async invoke)
+                                                           └─► VL endpoint (async, 0..1 GPU)
+    processor async failures ──► error topic ───────┐
+    VL endpoint outcomes ──► success / error topics ┴─► completion handler
+    idle-backlog alarm ──► scale-in topic ──► scale-in handler
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+from aws_cdk import CfnOutput, Duration, Stack
+from aws_cdk import aws_lambda as lambda_
+from constructs import Construct
+
+from idp import names
+from idp.names import Env, Output, Service, VlEnv
+from idp.topology import (
+    FUNCTIONS,
+    PROCESSOR_ON_FAILURE_TOPIC,
+    SCALE_IN_ALARM_NAME_SUFFIX,
+    Function,
+    Topic,
+)
+from infra.completion import CompletionHandler
+from infra.dashboard import PipelineDashboard
+from infra.encryption import DataKey
+from infra.functions import powertools_layer, zip_code
+from infra.invoker import Invoker
+from infra.processor import OcrProcessor
+from infra.queues import AsyncFailureQueue, JobQueue
+from infra.scale_in import ScaleInHandler
+from infra.settings import Settings
+from infra.status_table import StatusTable
+from infra.storage import Storage
+from infra.topics import PipelineTopic
+from infra.vl_endpoint import VlEndpoint
+
+REPO_ROOT: Final = Path(__file__).resolve().parent.parent
+
+
+class PaddleIdpStack(Stack):
+    """One stack, one construct per component; the VL path only when `settings.vl_enabled`."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        settings: Settings,
+        repo_root: Path = REPO_ROOT,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(scope, construct_id, **kwargs)
+        self.settings = settings
+        self._repo_root = repo_root
+        self._log_retention = settings.log_retention
+
+        # Data: one rotating key for every store; buckets, job queue, status table.
+        self.data_key = DataKey(self, "DataKey", description=f"{names.PROJECT} data at rest")
+        self.storage = Storage(
+            self,
+            "Storage",
+            data_key=self.data_key,
+            access_log_retention=Duration.days(settings.access_log_retention_days),
+        )
+        self.jobs = JobQueue(
+            self,
+            "JobQueue",
+            data_key=self.data_key,
+            visibility_timeout=Duration.seconds(names.QUEUE_VISIBILITY_TIMEOUT_SECONDS),
+            max_receive_count=names.QUEUE_MAX_RECEIVE_COUNT,
+        )
+        self.storage.send_input_events_to(self.jobs.queue, suffixes=names.NOTIFICATION_SUFFIXES)
+        self.status = StatusTable(self, "StatusTable", data_key=self.data_key)
+
+        # Notifications: processor failures and VL errors share the error topic.
+        self.topics = self._topics()
+        self.async_failures = AsyncFailureQueue(self, "AsyncFailureQueue", data_key=self.data_key)
+        self._environment = self._shared_environment()
+
+        # CPU path (container-image Lambda), then the GPU path (absent when CPU-only).
+        self.processor = self._processor()
+        self.vl_endpoint = self._vl_endpoint() if settings.vl_enabled else None
+
+        # Zip functions share one code asset and the Powertools layer.
+        code = zip_code(repo_root)
+        layers = [
+            powertools_layer(self, "PowertoolsLayer", version=settings.powertools_layer_version)
+        ]
+        self.invoker = self._invoker(code, layers)
+        self.completion = self._completion(code, layers)
+        self.scale_in = self._scale_in(code, layers) if self.vl_endpoint is not None else None
+
+        self._dashboard()
+        self._outputs()
+
+    def _topics(self) -> dict[Topic, PipelineTopic]:
+        wanted = [(Topic.ERROR, "paddle-idp job errors")]
+        if self.settings.vl_enabled:
+            wanted += [
+                (Topic.SUCCESS, "paddle-idp VL results"),
+                (Topic.SCALE_IN, "paddle-idp scale-in"),
+            ]
+        return {
+            topic: PipelineTopic(self, topic.value, data_key=self.data_key, display_name=label)
+            for topic, label in wanted
+        }
+
+    def _shared_environment(self) -> dict[Env, str]:
+        """Every value a function may read; each function gets the keys its spec declares."""
+        settings = self.settings
+        return {
+            Env.JOBS_TABLE: self.status.table.table_name,
+            Env.INPUT_BUCKET: self.storage.input_bucket.bucket_name,
+            Env.RESULTS_BUCKET: self.storage.results_bucket.bucket_name,
+            Env.MODEL_CACHE_BUCKET: self.storage.model_cache_bucket.bucket_name,
+            Env.MAX_PAGES: str(settings.max_pages),
+            Env.MAX_INPUT_BYTES: str(settings.max_input_bytes),
+            Env.ALLOW_HUB_DOWNLOAD: _flag(settings.allow_hub_download),
+            Env.VL_ENABLED: _flag(settings.vl_enabled),
+            Env.VL_VARIANT_NAME: names.VL_VARIANT_NAME,
+            Env.VL_ENDPOINT_NAME: "",  # set by _vl_endpoint when the endpoint exists
+        }
+
+    def _processor(self) -> OcrProcessor:
+        processor = OcrProcessor(
+            self,
+            Function.PROCESSOR.value,
+            spec=FUNCTIONS[Function.PROCESSOR],
+            repo_root=self._repo_root,
+            environment=self._environment,
+            log_retention=self._log_retention,
+            ephemeral_storage_mib=self.settings.processor_ephemeral_storage_mib,
+            reserved_concurrency=self.settings.processor_reserved_concurrency or None,
+            retry_attempts=names.PROCESSOR_ASYNC_RETRY_ATTEMPTS,
+            max_event_age=Duration.seconds(names.PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS),
+            on_failure_topic=self.topics[PROCESSOR_ON_FAILURE_TOPIC].topic,
+        )
+        self.topics[PROCESSOR_ON_FAILURE_TOPIC].grant_publish(processor.role)
+        self.storage.grant_read_input(processor.role)
+        self.storage.grant_read_write_results(processor.role)
+        self.storage.grant_read_write_model_cache(processor.role)
+        self.status.grant_job_access(processor.role)
+        self._environment[Env.PROCESSOR_FUNCTION] = processor.function.function_name
+        return processor
+
+    def _vl_endpoint(self) -> VlEndpoint:
+        settings, storage = self.settings, self.storage
+        endpoint = VlEndpoint(
+            self,
+            "VlEndpoint",
+            repo_root=self._repo_root,
+            endpoint_name=f"{self.stack_name}-vl",
+            instance_type=settings.vl_instance_type,
+            environment={
+                Env.MODEL_CACHE_BUCKET.value: storage.model_cache_bucket.bucket_name,
+                Env.ALLOW_HUB_DOWNLOAD.value: _flag(settings.allow_hub_download),
+                Env.MAX_PAGES.value: str(settings.max_pages),
+                Env.MAX_INPUT_BYTES.value: str(settings.max_input_bytes),
+                Env.POWERTOOLS_SERVICE_NAME.value: Service.VL_ENDPOINT.value,
+                Env.POWERTOOLS_METRICS_NAMESPACE.value: names.METRICS_NAMESPACE,
+                VlEnv.MAX_CONCURRENT_REQUESTS.value: str(names.VL_MAX_CONCURRENT_INVOCATIONS),
+                VlEnv.REQUEST_TIMEOUT_SECONDS.value: str(names.VL_INVOCATION_TIMEOUT_SECONDS),
+            },
+            output_bucket=storage.results_bucket,
+            data_key=self.data_key,
+            success_topic=self.topics[Topic.SUCCESS].topic,
+            error_topic=self.topics[Topic.ERROR].topic,
+            scale_in_topic=self.topics[Topic.SCALE_IN].topic,
+            scale_in_alarm_name=f"{self.stack_name}-{SCALE_IN_ALARM_NAME_SUFFIX}",
+            log_retention=self._log_retention,
+        )
+        # CloudWatch publishes the scale-in alarm into the encrypted topic.
+        self.data_key.allow_service("cloudwatch.amazonaws.com")
+        storage.grant_read_input(endpoint.execution_role)
+        storage.grant_read_vl_manifests(endpoint.execution_role)
+        storage.grant_write_vl_outcomes(endpoint.execution_role)
+        storage.grant_read_model_cache(endpoint.execution_role)
+        self._environment[Env.VL_ENDPOINT_NAME] = endpoint.endpoint_name
+        return endpoint
+
+    def _invoker(self, code: lambda_.Code, layers: list[lambda_.ILayerVersion]) -> Invoker:
+        invoker = Invoker(
+            self,
+            Function.INVOKER.value,
+            spec=FUNCTIONS[Function.INVOKER],
+            code=code,
+            layers=layers,
+            environment=self._environment,
+            log_retention=self._log_retention,
+            job_queue=self.jobs.queue,
+            batch_size=self.settings.invoker_batch_size,
+        )
+        self.storage.grant_read_input(invoker.role)
+        self.status.grant_job_access(invoker.role)
+        self.processor.grant_invoke(invoker.role)
+        if self.vl_endpoint is not None:
+            self.storage.grant_write_vl_manifests(invoker.role)
+            self.vl_endpoint.grant_invoke_async(invoker.role)
+            self.vl_endpoint.grant_scale(invoker.role)
+        return invoker
+
+    def _completion(
+        self, code: lambda_.Code, layers: list[lambda_.ILayerVersion]
+    ) -> CompletionHandler:
+        spec = FUNCTIONS[Function.COMPLETION]
+        completion = CompletionHandler(
+            self,
+            Function.COMPLETION.value,
+            spec=spec,
+            code=code,
+            layers=layers,
+            environment=self._environment,
+            log_retention=self._log_retention,
+            # CPU-only deployments have the error topic alone (processor failures).
+            topics=[self.topics[t].topic for t in spec.topics if t in self.topics],
+            failure_queue=self.async_failures.queue,
+        )
+        self.async_failures.grant_dead_lettering(completion.role)
+        self.storage.grant_read_vl_outcomes(completion.role)
+        self.storage.grant_write_results(completion.role)
+        self.status.grant_job_access(completion.role)
+        return completion
+
+    def _scale_in(self, code: lambda_.Code, layers: list[lambda_.ILayerVersion]) -> ScaleInHandler:
+        assert self.vl_endpoint is not None
+        scale_in = ScaleInHandler(
+            self,
+            Function.SCALE_IN.value,
+            spec=FUNCTIONS[Function.SCALE_IN],
+            code=code,
+            layers=layers,
+            environment=self._environment,
+            log_retention=self._log_retention,
+            topic=self.topics[Topic.SCALE_IN].topic,
+            failure_queue=self.async_failures.queue,
+        )
+        self.async_failures.grant_dead_lettering(scale_in.role)
+        self.vl_endpoint.grant_scale(scale_in.role)
+        return scale_in
+
+    def _dashboard(self) -> None:
+        functions = [
+            ("Invoker", self.invoker.function),
+            ("OCR processor", self.processor.function),
+            ("Completion", self.completion.function),
+        ]
+        if self.scale_in is not None:
+            functions.append(("Scale-in", self.scale_in.function))
+        PipelineDashboard(
+            self,
+            "Dashboard",
+            job_queue=self.jobs.queue,
+            dead_letter_queues=[
+                ("Job DLQ", self.jobs.dead_letter_queue),
+                ("Async failures", self.async_failures.queue),
+            ],
+            processor=self.processor.function,
+            functions=functions,
+            vl_endpoint=self.vl_endpoint,
+        )
+
+    def _outputs(self) -> None:
+        """Every name a user (and the idp CLI) needs; no endpoint name when CPU-only."""
+        outputs = {
+            Output.INPUT_BUCKET: self.storage.input_bucket.bucket_name,
+            Output.RESULTS_BUCKET: self.storage.results_bucket.bucket_name,
+            Output.MODEL_CACHE_BUCKET: self.storage.model_cache_bucket.bucket_name,
+            Output.JOBS_TABLE: self.status.table.table_name,
+            Output.JOB_QUEUE_URL: self.jobs.queue.queue_url,
+            Output.DLQ_URL: self.jobs.dead_letter_queue.queue_url,
+            Output.PROCESSOR_FUNCTION: self.processor.function.function_name,
+        }
+        if self.vl_endpoint is not None:
+            outputs[Output.VL_ENDPOINT] = self.vl_endpoint.endpoint_name
+        for output, value in outputs.items():
+            CfnOutput(self, output.value, value=value)
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"

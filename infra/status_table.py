@@ -1,0 +1,69 @@
+"""The job status table: one item per job, listed by status and creation time through a GSI."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from aws_cdk import Stack
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from constructs import Construct
+
+from idp import names
+from infra.encryption import DataKey
+
+# What idp.store.JobStore calls: conditional put/update, consistent get, query by status.
+_JOB_ACTIONS: Final = (
+    "dynamodb:GetItem",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:Query",
+)
+
+
+class StatusTable(Construct):
+    """On-demand, point-in-time recovery, encrypted with the stack's key."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, data_key: DataKey) -> None:
+        super().__init__(scope, construct_id)
+        self._data_key = data_key
+        self.table = dynamodb.Table(
+            self,
+            "Table",
+            partition_key=dynamodb.Attribute(
+                name=names.JOB_ID_ATTR, type=dynamodb.AttributeType.STRING
+            ),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
+            encryption=dynamodb.TableEncryption.CUSTOMER_MANAGED,
+            encryption_key=data_key.key,
+        )
+        self.table.add_global_secondary_index(
+            index_name=names.STATUS_INDEX,
+            partition_key=dynamodb.Attribute(
+                name=names.STATUS_INDEX_PK, type=dynamodb.AttributeType.STRING
+            ),
+            sort_key=dynamodb.Attribute(
+                name=names.STATUS_INDEX_SK, type=dynamodb.AttributeType.STRING
+            ),
+            projection_type=dynamodb.ProjectionType.ALL,
+        )
+
+    @property
+    def status_index_arn(self) -> str:
+        return Stack.of(self).format_arn(
+            service="dynamodb",
+            resource="table",
+            resource_name=f"{self.table.table_name}/index/{names.STATUS_INDEX}",
+        )
+
+    def grant_job_access(self, grantee: iam.IGrantable) -> None:
+        """Exactly the item operations of the job store, on the table and its status index."""
+        grantee.grant_principal.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=list(_JOB_ACTIONS), resources=[self.table.table_arn, self.status_index_arn]
+            )
+        )
+        self._data_key.grant_encrypt_decrypt(grantee)

@@ -1,0 +1,234 @@
+"""The pipeline's S3 buckets: input, results, model cache, and their access-log bucket.
+
+Why separate buckets rather than one bucket with prefixes:
+- Only the input bucket emits job events and needs versioning (the job id derives from the
+  object version), so a re-upload is a new job and nothing the pipeline writes can trigger one.
+- Lifecycle and retention differ: inputs are user data kept as uploaded, results and the VL
+  intermediates under sagemaker/ are pipeline output with their own expiry, the model cache is
+  large, rarely written and shared by every run.
+- Grants stay least-privilege and readable: one bucket ARN and one prefix per permission.
+The access-log bucket is separate because S3 cannot deliver server access logs to an SSE-KMS
+bucket, nor usefully to the bucket being logged; it uses S3-managed encryption.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Aws, Duration
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+
+from idp import names
+from infra.encryption import DataKey
+from infra.nag import acknowledge, arn_of, wildcard_resource
+
+_INCOMPLETE_UPLOAD_DAYS = 7
+_INPUT_NONCURRENT_VERSION_DAYS = 30
+_VL_INTERMEDIATE_DAYS = 14  # manifests, raw VL output and failures: results/ holds the outcome
+
+
+class Storage(Construct):
+    """Input (versioned, emits job events), results, model-cache and access-log buckets."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        data_key: DataKey,
+        access_log_retention: Duration,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self._data_key = data_key
+
+        self.access_log_bucket = s3.Bucket(
+            self,
+            "AccessLogBucket",
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            enforce_ssl=True,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            lifecycle_rules=[
+                s3.LifecycleRule(id="expire-access-logs", expiration=access_log_retention),
+                _abort_incomplete_uploads(),
+            ],
+        )
+        self.input_bucket = self._data_bucket(
+            "InputBucket",
+            versioned=True,
+            lifecycle_rules=[
+                s3.LifecycleRule(
+                    id="expire-replaced-inputs",
+                    noncurrent_version_expiration=Duration.days(_INPUT_NONCURRENT_VERSION_DAYS),
+                ),
+                _abort_incomplete_uploads(),
+            ],
+        )
+        self.results_bucket = self._data_bucket(
+            "ResultsBucket",
+            lifecycle_rules=[
+                *(
+                    s3.LifecycleRule(
+                        id=f"expire-{prefix.strip('/').replace('/', '-')}",
+                        prefix=prefix,
+                        expiration=Duration.days(_VL_INTERMEDIATE_DAYS),
+                    )
+                    for prefix in (
+                        names.VL_MANIFEST_PREFIX,
+                        names.VL_OUTPUT_PREFIX,
+                        names.VL_FAILURE_PREFIX,
+                    )
+                ),
+                _abort_incomplete_uploads(),
+            ],
+        )
+        self.model_cache_bucket = self._data_bucket(
+            "ModelCacheBucket", lifecycle_rules=[_abort_incomplete_uploads()]
+        )
+
+    def _data_bucket(
+        self, construct_id: str, *, lifecycle_rules: list[s3.LifecycleRule], versioned: bool = False
+    ) -> s3.Bucket:
+        return s3.Bucket(
+            self,
+            construct_id,
+            encryption=s3.BucketEncryption.KMS,
+            encryption_key=self._data_key.key,
+            bucket_key_enabled=True,  # fewer KMS requests per object
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            enforce_ssl=True,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            versioned=versioned,
+            server_access_logs_bucket=self.access_log_bucket,
+            server_access_logs_prefix=f"{construct_id}/",
+            lifecycle_rules=lifecycle_rules,
+        )
+
+    def send_input_events_to(self, queue: sqs.Queue, *, suffixes: tuple[str, ...]) -> None:
+        """Notify `queue` of every object created under input/ with one of `suffixes`.
+
+        Written as the bucket's own NotificationConfiguration (one filter per suffix, since an
+        S3 filter holds a single suffix) rather than `add_event_notification`, which would add
+        a custom-resource Lambda to the stack. The queue policy names the account rather than
+        the bucket ARN: S3 validates the destination when the bucket is created, so the bucket
+        must depend on the policy, and a policy that referenced the bucket would be a cycle.
+        """
+        queue.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="AllowInputBucketEvents",
+                principals=[iam.ServicePrincipal("s3.amazonaws.com")],
+                actions=["sqs:SendMessage"],
+                resources=[queue.queue_arn],
+                conditions={"StringEquals": {"aws:SourceAccount": Aws.ACCOUNT_ID}},
+            )
+        )
+        self._data_key.allow_service("s3.amazonaws.com")
+        cfn_bucket = self.input_bucket.node.default_child
+        assert isinstance(cfn_bucket, s3.CfnBucket)
+        cfn_bucket.notification_configuration = s3.CfnBucket.NotificationConfigurationProperty(
+            queue_configurations=[
+                s3.CfnBucket.QueueConfigurationProperty(
+                    event="s3:ObjectCreated:*",
+                    queue=queue.queue_arn,
+                    filter=s3.CfnBucket.NotificationFilterProperty(
+                        s3_key=s3.CfnBucket.S3KeyFilterProperty(
+                            rules=[
+                                s3.CfnBucket.FilterRuleProperty(
+                                    name="prefix", value=names.INPUT_PREFIX
+                                ),
+                                s3.CfnBucket.FilterRuleProperty(name="suffix", value=suffix),
+                            ]
+                        )
+                    ),
+                )
+                for suffix in suffixes
+            ]
+        )
+        queue_policy = queue.node.try_find_child("Policy")  # created by add_to_resource_policy
+        assert queue_policy is not None
+        cfn_bucket.node.add_dependency(queue_policy)
+
+    # Grants: exact actions on one prefix each, plus the key actions they need.
+
+    def grant_read_input(self, role: iam.Role) -> None:
+        """GetObject (also HEAD) on any key, since a direct job message may name a key outside
+        input/; ListBucket so that a missing key reads 404 rather than 403."""
+        self._grant_objects(role, self.input_bucket, "", ["s3:GetObject", "s3:GetObjectVersion"])
+        self._grant_list(role, self.input_bucket, "")
+        self._data_key.grant_decrypt(role)
+
+    def grant_read_write_results(self, role: iam.Role) -> None:
+        self._grant_objects(
+            role, self.results_bucket, names.RESULTS_PREFIX, ["s3:GetObject", "s3:PutObject"]
+        )
+        self._grant_list(role, self.results_bucket, names.RESULTS_PREFIX)
+        self._data_key.grant_encrypt_decrypt(role)
+
+    def grant_write_results(self, role: iam.Role) -> None:
+        self._grant_objects(role, self.results_bucket, names.RESULTS_PREFIX, ["s3:PutObject"])
+        self._data_key.grant_encrypt_decrypt(role)
+
+    def grant_write_vl_manifests(self, role: iam.Role) -> None:
+        self._grant_objects(role, self.results_bucket, names.VL_MANIFEST_PREFIX, ["s3:PutObject"])
+        self._data_key.grant_encrypt_decrypt(role)
+
+    def grant_read_vl_manifests(self, role: iam.Role) -> None:
+        self._grant_objects(role, self.results_bucket, names.VL_MANIFEST_PREFIX, ["s3:GetObject"])
+        self._data_key.grant_decrypt(role)
+
+    def grant_read_vl_outcomes(self, role: iam.Role) -> None:
+        for prefix in (names.VL_OUTPUT_PREFIX, names.VL_FAILURE_PREFIX):
+            self._grant_objects(role, self.results_bucket, prefix, ["s3:GetObject"])
+        self._data_key.grant_decrypt(role)
+
+    def grant_write_vl_outcomes(self, role: iam.Role) -> None:
+        for prefix in (names.VL_OUTPUT_PREFIX, names.VL_FAILURE_PREFIX):
+            self._grant_objects(role, self.results_bucket, prefix, ["s3:PutObject"])
+        self._data_key.grant_encrypt_decrypt(role)
+
+    def grant_read_model_cache(self, role: iam.Role) -> None:
+        self._grant_objects(
+            role, self.model_cache_bucket, names.MODEL_CACHE_PREFIX, ["s3:GetObject"]
+        )
+        self._grant_list(role, self.model_cache_bucket, names.MODEL_CACHE_PREFIX)
+        self._data_key.grant_decrypt(role)
+
+    def grant_read_write_model_cache(self, role: iam.Role) -> None:
+        """Model archives are large: uploads are multipart, and a failed one is aborted."""
+        self._grant_objects(
+            role,
+            self.model_cache_bucket,
+            names.MODEL_CACHE_PREFIX,
+            ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"],
+        )
+        self._grant_list(role, self.model_cache_bucket, names.MODEL_CACHE_PREFIX)
+        self._data_key.grant_encrypt_decrypt(role)
+
+    @staticmethod
+    def _grant_objects(role: iam.Role, bucket: s3.Bucket, prefix: str, actions: list[str]) -> None:
+        role.add_to_policy(
+            iam.PolicyStatement(actions=actions, resources=[bucket.arn_for_objects(f"{prefix}*")])
+        )
+        acknowledge(
+            role,
+            wildcard_resource(f"{arn_of(bucket)}/{prefix}*"),
+            f"Object keys are chosen per job at run time; {', '.join(actions)} is limited to "
+            + (f"the {prefix} prefix of this bucket." if prefix else "this one bucket."),
+        )
+
+    @staticmethod
+    def _grant_list(role: iam.Role, bucket: s3.Bucket, prefix: str) -> None:
+        conditions = {"StringLike": {"s3:prefix": [f"{prefix}*"]}} if prefix else None
+        role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["s3:ListBucket"], resources=[bucket.bucket_arn], conditions=conditions
+            )
+        )
+
+
+def _abort_incomplete_uploads() -> s3.LifecycleRule:
+    return s3.LifecycleRule(
+        id="abort-incomplete-uploads",
+        abort_incomplete_multipart_upload_after=Duration.days(_INCOMPLETE_UPLOAD_DAYS),
+    )

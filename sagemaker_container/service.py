@@ -1,0 +1,129 @@
+"""One invocation, independent of HTTP: load (manifest + S3 object) → decode → predict → encode.
+
+Every failure a caller can cause is a typed JobError with a stable code; the HTTP layer only
+maps those to status codes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING, Any, Final
+
+from botocore.exceptions import ClientError
+from pydantic import ValidationError
+
+from idp.errors import (
+    EmptyInput,
+    InputNotFound,
+    InputTooLarge,
+    InvalidMessage,
+    UnsupportedModel,
+)
+from idp.jobs import DispatchedJob, validate_language
+from idp.names import OcrModel
+from idp.ocr.pipeline import ocr_document
+from idp.results import OcrResult
+from sagemaker_container.engines import EngineRuntime
+from sagemaker_container.settings import ServerSettings
+
+if TYPE_CHECKING:
+    from mypy_boto3_s3 import S3Client
+
+MAX_MANIFEST_BYTES: Final = 64 * 1024
+_NOT_FOUND_CODES: Final = frozenset({"NoSuchKey", "NoSuchBucket", "404", "NotFound"})
+
+
+def parse_manifest(body: bytes) -> DispatchedJob:
+    """The input manifest the invoker wrote (idp.jobs.DispatchedJob), validated."""
+    if len(body) > MAX_MANIFEST_BYTES:
+        raise InvalidMessage(f"manifest is {len(body)} bytes; at most {MAX_MANIFEST_BYTES}")
+    try:
+        payload: Any = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidMessage(f"manifest is not valid JSON: {exc}") from None
+    if not isinstance(payload, dict):
+        raise InvalidMessage("manifest must be a JSON object")
+    model = payload.get("model")
+    if isinstance(model, str):
+        try:
+            payload["model"] = OcrModel.parse(model)
+        except KeyError:
+            known = ", ".join(m.value for m in OcrModel)
+            raise UnsupportedModel(f"unknown OCR model {model!r}; use one of: {known}") from None
+    try:
+        job = DispatchedJob.model_validate(payload)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'manifest'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise InvalidMessage(f"invalid manifest: {problems}") from None
+    if job.model is not OcrModel.PADDLEOCR_VL:
+        raise UnsupportedModel(
+            f"this endpoint serves {OcrModel.PADDLEOCR_VL.value}, not {job.model.value}"
+        )
+    validate_language(job.lang)
+    if job.options.use_doc_orientation_classify or job.options.use_doc_unwarping:
+        raise InvalidMessage(
+            "document orientation classification and unwarping are not offered by the "
+            f"{OcrModel.PADDLEOCR_VL.value} endpoint; leave those options false"
+        )
+    return job
+
+
+def fetch_document(s3: S3Client, *, bucket: str, key: str, max_bytes: int) -> bytes:
+    """The object's bytes; InputNotFound / InputTooLarge / EmptyInput for what a user can cause."""
+    try:
+        response = s3.get_object(Bucket=bucket, Key=key)
+    except ClientError as exc:
+        code = str(exc.response.get("Error", {}).get("Code", ""))
+        if code in _NOT_FOUND_CODES:
+            raise InputNotFound(f"s3://{bucket}/{key} does not exist") from None
+        raise
+    size = int(response.get("ContentLength", 0))
+    body = response["Body"]
+    if size > max_bytes:
+        body.close()
+        raise InputTooLarge(f"s3://{bucket}/{key} is {size} bytes; the limit is {max_bytes}")
+    data = body.read()
+    if not data:
+        raise EmptyInput(f"s3://{bucket}/{key} is empty (0 bytes)")
+    return data
+
+
+def run_job(
+    job: DispatchedJob,
+    *,
+    runtime: EngineRuntime,
+    s3: S3Client,
+    settings: ServerSettings,
+    lease_timeout_s: float | None = None,
+) -> OcrResult:
+    started = time.perf_counter()
+    data = fetch_document(s3, bucket=job.bucket, key=job.key, max_bytes=settings.max_input_bytes)
+    fetched = time.perf_counter()
+    with runtime.pool.lease(timeout_s=lease_timeout_s) as engine:
+        leased = time.perf_counter()
+        outcome = ocr_document(
+            data, engine=engine, options=job.options, max_pages=settings.max_pages
+        )
+    timings = {
+        "fetch": _ms(fetched - started),
+        "queue": _ms(leased - fetched),
+        **outcome.timings_ms,
+        "total": _ms(time.perf_counter() - started),
+    }
+    return OcrResult.assemble(
+        job_id=job.job_id,
+        model=job.model.value,
+        lang=job.lang,
+        engine=runtime.info,
+        source=outcome.source(bucket=job.bucket, key=job.key),
+        pages=outcome.pages,
+        timings_ms=timings,
+    )
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 1)

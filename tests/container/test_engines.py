@@ -1,0 +1,277 @@
+"""Engine runtime wiring: weights from the image or the S3 model cache, the supervised VLM
+server, the engine pool, warm-up and settings — everything short of the GPU."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import boto3
+import numpy as np
+import pytest
+from moto import mock_aws
+
+from idp.errors import EngineFailure, ModelUnavailable
+from idp.ocr.engine import OcrEngine, PageContent, PageImage
+from idp.ocr.model_cache import ModelCache
+from idp.results import EngineInfo, Line
+from sagemaker_container.engines import (
+    EngineBusy,
+    EnginePool,
+    EngineRuntime,
+    build_paddleocr_vl_runtime,
+    build_runtime,
+    warm_up,
+)
+from sagemaker_container.paddleocr_vl import VlEngineConfig, pipeline_models
+from sagemaker_container.settings import ServerSettings, SettingsError
+from sagemaker_container.weights import resolve_vl_weights
+
+CACHE_BUCKET = "vl-model-cache"
+
+
+class EchoEngine:
+    """A stand-in engine that reports which thread ran it (engine plumbing tests only)."""
+
+    def __init__(self, text: str = "hello") -> None:
+        self.text = text
+        self.threads: set[str] = set()
+        self.info = EngineInfo(name="echo", version="0", models=["echo"])
+
+    def recognize(self, page: PageImage) -> PageContent:
+        self.threads.add(threading.current_thread().name)
+        box = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+        lines = [Line(text=self.text, box=box, confidence=0.9)] if self.text else []
+        return PageContent(lines=lines)
+
+
+def fake_model_dir(root: Path, name: str, *, vlm: bool) -> Path:
+    path = root / name
+    path.mkdir(parents=True)
+    if vlm:
+        (path / "config.json").write_text(
+            '{"architectures": ["PaddleOCRVLForConditionalGeneration"]}'
+        )
+        (path / "model.safetensors").write_bytes(b"\0" * 16)
+    else:
+        (path / "inference.yml").write_text(f"Global:\n  model_name: {name}\n")
+        (path / "inference.json").write_text("{}")
+        (path / "inference.pdiparams").write_bytes(b"\0" * 16)
+    return path
+
+
+@pytest.fixture
+def baked_models(tmp_path: Path) -> Path:
+    root = tmp_path / "baked"
+    fake_model_dir(root, "PP-DocLayoutV3", vlm=False)
+    fake_model_dir(root, "PaddleOCR-VL-1.6-0.9B", vlm=True)
+    return root
+
+
+@pytest.fixture
+def s3() -> Iterator[Any]:
+    with mock_aws():
+        client = boto3.client("s3", region_name="us-east-1")
+        client.create_bucket(Bucket=CACHE_BUCKET)
+        yield client
+
+
+def settings_for(tmp_path: Path, **env: str) -> ServerSettings:
+    return ServerSettings.from_env({"TMPDIR": str(tmp_path), **env})
+
+
+def test_weights_come_from_the_s3_model_cache_when_not_baked(
+    tmp_path: Path, s3: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN both VL models imported into the S3 model cache and nothing baked in the image
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    staging = tmp_path / "staging"
+    uploader = ModelCache(s3=s3, bucket=CACHE_BUCKET, local_root=tmp_path / "unused")
+    for name, vlm in (("PP-DocLayoutV3", False), ("PaddleOCR-VL-1.6-0.9B", True)):
+        uploader.import_dir(name, fake_model_dir(staging, name, vlm=vlm))
+    settings = settings_for(
+        tmp_path, VL_MODELS_DIR=str(tmp_path / "nothing"), MODEL_CACHE_BUCKET=CACHE_BUCKET
+    )
+    cache = ModelCache(s3=s3, bucket=CACHE_BUCKET, local_root=tmp_path / "cache", search_roots=[])
+    # WHEN the container resolves its weights at start-up
+    weights = resolve_vl_weights(pipeline_models("v1.6"), cache=cache, settings=settings)
+    # THEN both are unpacked locally from the cache
+    assert (weights.layout_dir / "inference.pdiparams").is_file()
+    assert (weights.vlm_dir / "config.json").is_file()
+    assert weights.vlm_dir.name == "PaddleOCR-VL-1.6-0.9B"
+
+
+def test_missing_weights_name_every_missing_model(tmp_path: Path) -> None:
+    # GIVEN only the layout model baked in
+    root = tmp_path / "baked"
+    fake_model_dir(root, "PP-DocLayoutV3", vlm=False)
+    settings = settings_for(tmp_path, VL_MODELS_DIR=str(root))
+    cache = ModelCache(s3=None, bucket=None, local_root=tmp_path / "cache", search_roots=[root])
+    # WHEN the weights are resolved THEN the error names the missing VLM, and not the other
+    with pytest.raises(ModelUnavailable) as raised:
+        resolve_vl_weights(pipeline_models("v1.6"), cache=cache, settings=settings)
+    message = raised.value.message
+    assert "weights missing: PaddleOCR-VL-1.6-0.9B." in message
+    assert "ALLOW_HUB_DOWNLOAD=false" in message
+
+
+def test_vl_runtime_starts_the_vlm_server_on_the_weights_and_points_engines_at_it(
+    tmp_path: Path, baked_models: Path, fake_vlm_command: tuple[str, ...], free_port: int
+) -> None:
+    # GIVEN baked weights and a (FAKE) vLLM command
+    settings = settings_for(
+        tmp_path,
+        VL_MODELS_DIR=str(baked_models),
+        VL_SERVER_COMMAND=" ".join(fake_vlm_command),
+        VL_SERVER_PORT=str(free_port),
+        VL_ENGINE_INSTANCES="2",
+        VL_REGION_CONCURRENCY="32",
+    )
+    configs: list[VlEngineConfig] = []
+    phases: list[str] = []
+
+    def engine_factory(config: VlEngineConfig) -> OcrEngine:
+        configs.append(config)
+        return EchoEngine()
+
+    # WHEN the PaddleOCR-VL runtime is built
+    runtime = build_paddleocr_vl_runtime(
+        settings, s3=None, report=phases.append, engine_factory=engine_factory
+    )
+    try:
+        # THEN the VLM server runs on the baked VLM dir and every engine instance uses it
+        assert runtime.supervisor is not None
+        assert runtime.supervisor.ready
+        assert runtime.healthy
+        spec = runtime.supervisor.spec
+        assert spec.model_dir == baked_models / "PaddleOCR-VL-1.6-0.9B"
+        assert spec.served_model_name == "PaddleOCR-VL-1.6-0.9B"
+        assert len(configs) == 2
+        assert runtime.pool.size == 2
+        assert {c.server_url for c in configs} == {f"http://127.0.0.1:{free_port}/v1"}
+        assert configs[0].layout_model_dir == baked_models / "PP-DocLayoutV3"
+        assert configs[0].region_concurrency == 32
+        assert phases == ["resolving-weights", "starting-vlm-server", "building-engine"]
+    finally:
+        runtime.close()
+    # AND closing the runtime stops the server
+    assert not runtime.supervisor.ready
+
+
+def test_an_external_vlm_server_url_starts_nothing(tmp_path: Path, baked_models: Path) -> None:
+    settings = settings_for(
+        tmp_path,
+        VL_MODELS_DIR=str(baked_models),
+        VL_SERVER_URL="http://vlm.internal:8000/v1",
+    )
+    configs: list[VlEngineConfig] = []
+
+    def engine_factory(config: VlEngineConfig) -> OcrEngine:
+        configs.append(config)
+        return EchoEngine()
+
+    runtime = build_paddleocr_vl_runtime(
+        settings, s3=None, report=lambda phase: None, engine_factory=engine_factory
+    )
+    assert runtime.supervisor is None
+    assert configs[0].server_url == "http://vlm.internal:8000/v1"
+    runtime.close()
+
+
+def test_engines_run_on_their_own_thread_whatever_thread_calls(tmp_path: Path) -> None:
+    # GIVEN the substitute runtime built with a stand-in engine
+    built: list[EchoEngine] = []
+
+    def factory(settings: ServerSettings) -> OcrEngine:
+        built.append(EchoEngine())
+        return built[-1]
+
+    settings = settings_for(tmp_path, VL_ENGINE="substitute-ppocrv5")
+    runtime = build_runtime(settings, s3=None, report=lambda p: None, substitute_factory=factory)
+    page = PageImage(page=1, pixels=np.zeros((4, 4, 3), dtype=np.uint8))
+    # WHEN pages are recognized from several different threads
+    engine = runtime.pool.engines[0]
+    callers = [threading.Thread(target=engine.recognize, args=(page,)) for _ in range(3)]
+    for thread in callers:
+        thread.start()
+    for thread in callers:
+        thread.join()
+    # THEN the engine only ever ran on its one pinned thread, and says it is a substitute
+    assert len(built[0].threads) == 1
+    assert next(iter(built[0].threads)).startswith("engine-0")
+    assert runtime.info.name == "substitute:PP-OCRv5"
+    assert runtime.info.substitute is True
+    runtime.close()
+
+
+def test_pool_hands_each_engine_to_one_request_at_a_time() -> None:
+    # GIVEN a pool of one engine already leased
+    pool = EnginePool([EchoEngine()])
+    with pool.lease():
+        # WHEN a second request asks for an engine THEN it waits, then gives up
+        started = time.monotonic()
+        with pytest.raises(EngineBusy), pool.lease(timeout_s=0.2):
+            pass
+        assert time.monotonic() - started >= 0.2
+    # AND once returned, the engine can be leased again
+    with pool.lease(timeout_s=0.2) as engine:
+        assert engine.info.name == "echo"
+
+
+def test_warm_up_fails_when_an_engine_recognizes_nothing() -> None:
+    runtime = EngineRuntime(pool=EnginePool([EchoEngine("hi"), EchoEngine(text="")]))
+    with pytest.raises(EngineFailure, match="instance 1 recognized no text"):
+        warm_up(runtime)
+
+
+def test_settings_defaults_follow_the_sagemaker_contract() -> None:
+    settings = ServerSettings.from_env({})
+    assert settings.port == 8080
+    assert settings.host == "0.0.0.0"
+    assert settings.engine == "paddleocr-vl"
+    assert settings.max_concurrent_requests == 4
+    assert settings.engine_instances == 2
+    assert settings.vlm_server.command == ("vllm",)
+    assert settings.allow_hub_download is False
+    substitute = ServerSettings.from_env({"VL_ENGINE": "substitute-ppocrv5"})
+    assert substitute.engine_instances == 1
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"VL_ENGINE": "tesseract"}, "VL_ENGINE='tesseract'"),
+        ({"VL_PORT": "http"}, "VL_PORT='http' is not an integer"),
+        ({"VL_MAX_CONCURRENT_REQUESTS": "0"}, "must be at least 1"),
+        ({"ALLOW_HUB_DOWNLOAD": "maybe"}, "not a boolean"),
+        ({"VL_REQUEST_TIMEOUT_SECONDS": "-5"}, "must be positive"),
+    ],
+)
+def test_bad_settings_are_refused_with_the_variable_named(
+    env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(SettingsError, match=message.replace("(", r"\(")):
+        ServerSettings.from_env(env)
+
+
+def test_bake_weights_fills_the_image_folder_and_keeps_what_is_there(tmp_path: Path) -> None:
+    from sagemaker_container.bake_weights import bake
+
+    # GIVEN the layout model already copied from the build context, the VLM not
+    dest = tmp_path / "vl-models"
+    fake_model_dir(dest, "PP-DocLayoutV3", vlm=False)
+    downloaded: list[str] = []
+
+    def hub_download(name: str) -> Path:
+        downloaded.append(name)
+        return fake_model_dir(tmp_path / "hub", name, vlm=True)
+
+    # WHEN the build bakes the v1.6 pipeline's weights
+    paths = bake(dest, pipeline_version="v1.6", hub_download=hub_download)
+    # THEN only the missing VLM was downloaded, and both dirs are complete in the folder
+    assert downloaded == ["PaddleOCR-VL-1.6-0.9B"]
+    assert paths == [dest / "PP-DocLayoutV3", dest / "PaddleOCR-VL-1.6-0.9B"]
+    assert (dest / "PaddleOCR-VL-1.6-0.9B" / "config.json").is_file()

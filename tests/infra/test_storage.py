@@ -1,0 +1,209 @@
+"""Buckets: encryption, public access, TLS, versioning, access logs, lifecycle, job events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from aws_cdk.assertions import Match
+
+from idp import names
+from tests.infra.support import Synthesized, arn_of, iter_statements, ref
+
+BLOCK_ALL = {
+    "BlockPublicAcls": True,
+    "BlockPublicPolicy": True,
+    "IgnorePublicAcls": True,
+    "RestrictPublicBuckets": True,
+}
+
+
+def _bucket_ids(full: Synthesized) -> dict[str, str]:
+    """Logical ids of the four buckets, keyed by their role."""
+    ids: dict[str, str] = {}
+    for logical_id in full.of_type("AWS::S3::Bucket"):
+        for role in ("AccessLog", "Input", "Results", "ModelCache"):
+            if logical_id.startswith(f"Storage{role}Bucket"):
+                ids[role] = logical_id
+    assert sorted(ids) == ["AccessLog", "Input", "ModelCache", "Results"]
+    return ids
+
+
+def _bucket_policy(full: Synthesized, bucket_id: str) -> dict[str, Any]:
+    for resource in full.of_type("AWS::S3::BucketPolicy").values():
+        if resource["Properties"]["Bucket"] == ref(bucket_id):
+            document: dict[str, Any] = resource["Properties"]["PolicyDocument"]
+            return document
+    raise AssertionError(f"no bucket policy for {bucket_id}")
+
+
+def test_every_bucket_blocks_public_access(full: Synthesized) -> None:
+    # GIVEN the synthesized stack WHEN listing its buckets THEN each blocks all public access
+    buckets = full.of_type("AWS::S3::Bucket")
+    assert len(buckets) == 4
+    for logical_id, bucket in buckets.items():
+        assert bucket["Properties"]["PublicAccessBlockConfiguration"] == BLOCK_ALL, logical_id
+        assert bucket["Properties"]["OwnershipControls"] == {
+            "Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]
+        }
+
+
+def test_every_bucket_denies_requests_without_tls(full: Synthesized) -> None:
+    for logical_id in full.of_type("AWS::S3::Bucket"):
+        statements = list(iter_statements(_bucket_policy(full, logical_id)))
+        assert {
+            "Action": "s3:*",
+            "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+            "Effect": "Deny",
+            "Principal": {"AWS": "*"},
+            "Resource": [
+                arn_of(logical_id),
+                {"Fn::Join": ["", [arn_of(logical_id), "/*"]]},
+            ],
+        } in statements, logical_id
+
+
+def test_data_buckets_use_the_stack_kms_key_and_the_log_bucket_s3_managed_keys(
+    full: Synthesized,
+) -> None:
+    key_id, key = full.only("AWS::KMS::Key")
+    assert key["EnableKeyRotation"] is True
+    ids = _bucket_ids(full)
+    for role in ("Input", "Results", "ModelCache"):
+        encryption = full.props(ids[role])["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+        assert encryption == [
+            {
+                "BucketKeyEnabled": True,
+                "ServerSideEncryptionByDefault": {
+                    "KMSMasterKeyID": arn_of(key_id),
+                    "SSEAlgorithm": "aws:kms",
+                },
+            }
+        ], role
+    # S3 server access logging cannot deliver into an SSE-KMS bucket.
+    log_encryption = full.props(ids["AccessLog"])["BucketEncryption"]
+    assert log_encryption == {
+        "ServerSideEncryptionConfiguration": [
+            {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}
+        ]
+    }
+
+
+def test_data_buckets_send_access_logs_to_the_log_bucket(full: Synthesized) -> None:
+    ids = _bucket_ids(full)
+    for role in ("Input", "Results", "ModelCache"):
+        logging = full.props(ids[role])["LoggingConfiguration"]
+        assert logging["DestinationBucketName"] == ref(ids["AccessLog"]), role
+    log_bucket = full.props(ids["AccessLog"])
+    assert "LoggingConfiguration" not in log_bucket
+    rules = log_bucket["LifecycleConfiguration"]["Rules"]
+    assert {"ExpirationInDays": 90, "Id": "expire-access-logs", "Status": "Enabled"} in rules
+
+
+def test_only_the_input_bucket_is_versioned(full: Synthesized) -> None:
+    # The job id derives from the object version, so a re-upload is a new job.
+    ids = _bucket_ids(full)
+    assert full.props(ids["Input"])["VersioningConfiguration"] == {"Status": "Enabled"}
+    for role in ("Results", "ModelCache", "AccessLog"):
+        assert "VersioningConfiguration" not in full.props(ids[role]), role
+
+
+def test_results_bucket_expires_vl_intermediates_but_not_results(full: Synthesized) -> None:
+    ids = _bucket_ids(full)
+    rules = full.props(ids["Results"])["LifecycleConfiguration"]["Rules"]
+    expiring = {rule["Prefix"] for rule in rules if "ExpirationInDays" in rule}
+    assert expiring == {
+        names.VL_MANIFEST_PREFIX,
+        names.VL_OUTPUT_PREFIX,
+        names.VL_FAILURE_PREFIX,
+    }
+    assert all(
+        rule.get("AbortIncompleteMultipartUpload") == {"DaysAfterInitiation": 7}
+        for rule in rules
+        if "Prefix" not in rule
+    )
+
+
+@pytest.mark.parametrize("suffix", names.NOTIFICATION_SUFFIXES)
+def test_input_uploads_with_each_suffix_notify_the_job_queue(
+    full: Synthesized, suffix: str
+) -> None:
+    queue_id, _ = full.job_queue()
+    full.assertions.has_resource_properties(
+        "AWS::S3::Bucket",
+        {
+            "NotificationConfiguration": {
+                "QueueConfigurations": Match.array_with(
+                    [
+                        {
+                            "Event": "s3:ObjectCreated:*",
+                            "Filter": {
+                                "S3Key": {
+                                    "Rules": [
+                                        {"Name": "prefix", "Value": names.INPUT_PREFIX},
+                                        {"Name": "suffix", "Value": suffix},
+                                    ]
+                                }
+                            },
+                            "Queue": arn_of(queue_id),
+                        }
+                    ]
+                )
+            }
+        },
+    )
+
+
+def test_notifications_are_exactly_one_per_suffix_and_wait_for_the_queue_policy(
+    full: Synthesized,
+) -> None:
+    ids = _bucket_ids(full)
+    input_bucket = full.resources[ids["Input"]]
+    configurations = input_bucket["Properties"]["NotificationConfiguration"]["QueueConfigurations"]
+    suffixes = [c["Filter"]["S3Key"]["Rules"][1]["Value"] for c in configurations]
+    assert sorted(suffixes) == sorted(names.NOTIFICATION_SUFFIXES)
+    # S3 validates the destination at bucket creation: the queue policy must exist first.
+    (policy_id,) = [
+        logical_id
+        for logical_id, policy in full.of_type("AWS::SQS::QueuePolicy").items()
+        if any(
+            s.get("Sid") == "AllowInputBucketEvents"
+            for s in iter_statements(policy["Properties"]["PolicyDocument"])
+        )
+    ]
+    assert policy_id in input_bucket["DependsOn"]
+    for role in ("Results", "ModelCache"):
+        assert "NotificationConfiguration" not in full.props(ids[role]), role
+
+
+def test_s3_may_send_events_into_the_encrypted_queue_for_this_account_only(
+    full: Synthesized,
+) -> None:
+    _, key = full.only("AWS::KMS::Key")
+    account_only = {"StringEquals": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}}
+    assert {
+        "Action": ["kms:Decrypt", "kms:GenerateDataKey"],
+        "Condition": account_only,
+        "Effect": "Allow",
+        "Principal": {"Service": "s3.amazonaws.com"},
+        "Resource": "*",
+        "Sid": "AllowS3ToUseKey",
+    } in list(iter_statements(key["KeyPolicy"]))
+    full.assertions.has_resource_properties(
+        "AWS::SQS::QueuePolicy",
+        {
+            "PolicyDocument": {
+                "Statement": Match.array_with(
+                    [
+                        Match.object_like(
+                            {
+                                "Action": "sqs:SendMessage",
+                                "Condition": account_only,
+                                "Principal": {"Service": "s3.amazonaws.com"},
+                            }
+                        )
+                    ]
+                )
+            }
+        },
+    )
