@@ -36,6 +36,11 @@ def _idp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
     )
 
 
+def _page(lines: list[str]) -> Any:
+    """A small page of known text (small pages keep the engine fast on a 2-core machine)."""
+    return render_page(lines, size=(1400, 60 + 55 * len(lines)), font_size=28, margin=40)
+
+
 def _page_text(result: dict[str, Any], page: int) -> str:
     return "\n".join(line["text"] for line in result["pages"][page - 1]["lines"])
 
@@ -61,9 +66,9 @@ def test_local_run_cli_recognizes_a_png_and_a_pdf(tmp_path: Path, models_dir: Pa
     # GIVEN a one-page PNG and a two-page PDF of known text
     png_lines, pdf_lines = sample_lines(4), [sample_lines(3, offset=5), sample_lines(3, offset=9)]
     png = tmp_path / "letter.png"
-    png.write_bytes(encode(render_page(png_lines, size=(1000, 360), margin=40), "PNG"))
+    png.write_bytes(encode(_page(png_lines), "PNG"))
     pdf = tmp_path / "report.pdf"
-    pages = [render_page(lines, size=(1000, 320), margin=40) for lines in pdf_lines]
+    pages = [_page(lines) for lines in pdf_lines]
     pdf.write_bytes(encode_pages(pages, "PDF", resolution=144.0))
 
     # WHEN `idp local run --json` runs them through the whole local pipeline
@@ -109,7 +114,7 @@ def test_s3_upload_under_input_prefix_is_picked_up(pipeline: LocalPipeline) -> N
     pipeline.endpoint.client("s3").put_object(
         Bucket=pipeline.resources.input_bucket,
         Key=key,
-        Body=encode(render_page(lines, size=(1000, 300), margin=40), "PNG"),
+        Body=encode(_page(lines), "PNG"),
     )
     client = pipeline.client()
 
@@ -138,7 +143,7 @@ def test_vl_job_scales_the_endpoint_out_completes_and_scales_back_in(
     assert _endpoint_capacity(pipeline) == 0
     lines = sample_lines(3, offset=20)
     page = tmp_path / "vl.png"
-    page.write_bytes(encode(render_page(lines, size=(1000, 300), margin=40), "PNG"))
+    page.write_bytes(encode(_page(lines), "PNG"))
     client: PipelineClient = pipeline.client()
 
     # WHEN the job is submitted
