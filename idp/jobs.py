@@ -1,18 +1,32 @@
-"""The job message: direct JSON messages and S3 event notifications arriving through SQS."""
+"""The job message: direct JSON messages and S3 event notifications arriving through SQS.
+
+A message either names an input (bucket + key) or it does not. One that names an input becomes a
+`JobRequest`, or, when something about it is wrong (unknown model, bad options), a `RejectedJob`
+that still carries a deterministic job id so the failure can be recorded where the user looks.
+A message that cannot even name an input raises `InvalidMessage`: there is no job to fail.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Literal
+import re
+from dataclasses import dataclass
+from typing import Any, Final, Literal
 from urllib.parse import unquote_plus
 
 from aws_lambda_powertools.utilities.data_classes import S3Event
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from idp import names
-from idp.errors import InvalidMessage, UnsupportedLanguage, UnsupportedModel
+from idp.errors import InvalidMessage, JobError, UnsupportedLanguage, UnsupportedModel
 from idp.names import OcrModel
+
+# SageMaker's InferenceId takes at most 64 printable characters; the job id doubles as it.
+JOB_ID_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"
+_JOB_ID_RE: Final = re.compile(JOB_ID_PATTERN)
+
+Origin = Literal["s3-event", "message"]
 
 
 class JobOptions(BaseModel):
@@ -38,10 +52,10 @@ class JobRequest(BaseModel):
     key: str = Field(min_length=1)
     model: OcrModel
     lang: str | None = None  # None: take it from the object's metadata, else the default
-    job_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,128}$")
+    job_id: str | None = Field(default=None, pattern=JOB_ID_PATTERN)
     options: JobOptions = Field(default_factory=JobOptions)
     object_version: str | None = None  # versionId / sequencer / ETag from the event, if any
-    origin: Literal["s3-event", "message"] = "message"
+    origin: Origin = "message"
 
     @field_validator("model", mode="before")
     @classmethod
@@ -58,8 +72,44 @@ class JobRequest(BaseModel):
         return self.model_copy(update={"lang": lang})
 
 
+@dataclass(frozen=True)
+class RejectedJob:
+    """A message that names an input but cannot become a runnable job; it ends FAILED at once.
+
+    The fields are the message's own values, unvalidated, so the failed record shows what the
+    user sent and a redelivery of the same message maps to the same job id.
+    """
+
+    bucket: str
+    key: str
+    error: JobError
+    model: str = ""
+    lang: str | None = None
+    explicit_job_id: str | None = None
+    options: str = ""  # canonical JSON of the options as sent
+    object_version: str | None = None
+    origin: Origin = "message"
+
+    @property
+    def job_id(self) -> str:
+        return self.explicit_job_id or job_identity(
+            bucket=self.bucket,
+            key=self.key,
+            object_version=self.object_version or "",
+            model=self.model,
+            lang=self.lang or "",
+            options=self.options,
+        )
+
+
+JobItem = JobRequest | RejectedJob
+
+
 def validate_language(lang: str) -> str:
+    """A PaddleOCR language code, matched case-insensitively; UnsupportedLanguage otherwise."""
     code = lang.strip()
+    if code not in names.SUPPORTED_LANGUAGES and code.lower() in names.SUPPORTED_LANGUAGES:
+        code = code.lower()
     if code not in names.SUPPORTED_LANGUAGES:
         raise UnsupportedLanguage(
             f"unknown language code {lang!r}; use a PaddleOCR code such as en, ch, fr, de, japan"
@@ -67,22 +117,27 @@ def validate_language(lang: str) -> str:
     return code
 
 
+def job_identity(
+    *, bucket: str, key: str, object_version: str, model: str, lang: str, options: str
+) -> str:
+    """The deterministic job id of one object version, model, language and options."""
+    identity = "|".join((bucket, key, object_version, model, lang, options))
+    return hashlib.sha256(identity.encode()).hexdigest()[:32]
+
+
 def derive_job_id(request: JobRequest, *, object_version: str, lang: str) -> str:
     """Deterministic id: the same object version, model, language and options map to one job.
 
     A redelivered message or a duplicated S3 event therefore lands on the existing record.
     """
-    identity = "|".join(
-        (
-            request.bucket,
-            request.key,
-            object_version,
-            request.model.value,
-            lang,
-            request.options.canonical(),
-        )
+    return job_identity(
+        bucket=request.bucket,
+        key=request.key,
+        object_version=object_version,
+        model=request.model.value,
+        lang=lang,
+        options=request.options.canonical(),
     )
-    return hashlib.sha256(identity.encode()).hexdigest()[:32]
 
 
 def model_from_key(key: str) -> OcrModel:
@@ -104,11 +159,12 @@ def model_from_key(key: str) -> OcrModel:
         ) from None
 
 
-def parse_message_body(body: str) -> list[JobRequest]:
-    """Turn one SQS message body into job requests.
+def read_message(body: str) -> list[JobItem]:
+    """Turn one SQS message body into job requests and rejected jobs.
 
     Returns [] for messages that carry no job (the `s3:TestEvent`, non-create S3 events).
-    Raises InvalidMessage (or UnsupportedModel) for a body no job can be made of.
+    Raises InvalidMessage for a body that names no input at all (not JSON, no bucket or key):
+    such a message has no job to fail, so the caller lets it go to the dead-letter queue.
     """
     try:
         payload: Any = json.loads(body)
@@ -119,41 +175,99 @@ def parse_message_body(body: str) -> list[JobRequest]:
     if payload.get("Event") == "s3:TestEvent":
         return []
     if "Records" in payload:
-        return _requests_from_s3_event(payload)
-    return [_request_from_direct(payload)]
+        return _items_from_s3_event(payload)
+    return [_item_from_direct(payload)]
 
 
-def _request_from_direct(payload: dict[str, Any]) -> JobRequest:
+def parse_message_body(body: str) -> list[JobRequest]:
+    """Like `read_message`, but raise the first rejected job's error instead of returning it."""
+    requests: list[JobRequest] = []
+    for item in read_message(body):
+        if isinstance(item, RejectedJob):
+            raise item.error
+        requests.append(item)
+    return requests
+
+
+def _item_from_direct(payload: dict[str, Any]) -> JobItem:
+    bucket, key = payload.get("bucket"), payload.get("key")
+    if not (isinstance(bucket, str) and bucket.strip() and isinstance(key, str) and key.strip()):
+        raise InvalidMessage(
+            'a job message needs "bucket" and "key" strings naming the input object '
+            f"(got fields: {', '.join(sorted(payload)) or 'none'})"
+        )
     try:
         return JobRequest.model_validate({**payload, "origin": "message"})
+    except JobError as error:  # raised by a field validator (unknown model)
+        return _rejected_direct(payload, bucket, key, error)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'message'}: {err['msg']}"
             for err in exc.errors()
         )
-        raise InvalidMessage(f"invalid job message: {problems}") from None
+        return _rejected_direct(
+            payload, bucket, key, InvalidMessage(f"invalid job message: {problems}")
+        )
 
 
-def _requests_from_s3_event(payload: dict[str, Any]) -> list[JobRequest]:
-    requests: list[JobRequest] = []
+def _rejected_direct(
+    payload: dict[str, Any], bucket: str, key: str, error: JobError
+) -> RejectedJob:
+    job_id = payload.get("job_id")
+    lang = payload.get("lang")
+    version = payload.get("object_version")
+    return RejectedJob(
+        bucket=bucket,
+        key=key,
+        error=error,
+        model=str(payload.get("model", "")),
+        lang=lang if isinstance(lang, str) else None,
+        explicit_job_id=job_id if isinstance(job_id, str) and _JOB_ID_RE.match(job_id) else None,
+        options=json.dumps(
+            payload.get("options"), sort_keys=True, separators=(",", ":"), default=str
+        ),
+        object_version=version if isinstance(version, str) else None,
+        origin="message",
+    )
+
+
+def _canonical_json(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _items_from_s3_event(payload: dict[str, Any]) -> list[JobItem]:
+    items: list[JobItem] = []
     for record in S3Event(payload).records:
         if record.get("eventSource") != "aws:s3" or not record.event_name.startswith(
             "ObjectCreated:"
         ):
             continue
-        key = unquote_plus(record.s3.get_object.key)
         obj = record.s3.get_object
+        key = unquote_plus(obj.key)
         version = obj.version_id or obj.get("sequencer") or obj.etag or None
-        requests.append(
+        bucket = record.s3.bucket.name
+        try:
+            model = model_from_key(key)
+        except JobError as error:
+            model_segment = key[len(names.INPUT_PREFIX) :].partition("/")[0]
+            items.append(
+                RejectedJob(
+                    bucket=bucket,
+                    key=key,
+                    error=error,
+                    model=model_segment if key.startswith(names.INPUT_PREFIX) else "",
+                    options=JobOptions().canonical(),
+                    object_version=version,
+                    origin="s3-event",
+                )
+            )
+            continue
+        items.append(
             JobRequest(
-                bucket=record.s3.bucket.name,
-                key=key,
-                model=model_from_key(key),
-                object_version=version,
-                origin="s3-event",
+                bucket=bucket, key=key, model=model, object_version=version, origin="s3-event"
             )
         )
-    return requests
+    return items
 
 
 class DispatchedJob(BaseModel):

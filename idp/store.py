@@ -6,10 +6,11 @@ status never regresses and a duplicate delivery never creates a second job or a 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from boto3.dynamodb.conditions import Attr, ConditionBase, Key
 from botocore.exceptions import ClientError
@@ -24,8 +25,17 @@ if TYPE_CHECKING:
 _ACTIVE = (JobStatus.QUEUED.value, JobStatus.PROCESSING.value)
 
 
+# Longer than one invoker run (its timeout), shorter than the queue's visibility timeout, so the
+# redelivery that follows a crashed invoker can take the claim over.
+DEFAULT_DISPATCH_LEASE_SECONDS: Final = 2 * names.INVOKER_TIMEOUT_SECONDS
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return _iso(datetime.now(UTC))
 
 
 def _is_condition_failure(exc: ClientError) -> bool:
@@ -54,6 +64,37 @@ def from_dynamo(value: Any) -> Any:
     return value
 
 
+def _new_item(
+    *,
+    job_id: str,
+    status: JobStatus,
+    model: str,
+    lang: str,
+    input_bucket: str,
+    input_key: str,
+    options: Mapping[str, Any] | None,
+    object_version: str | None,
+) -> dict[str, Any]:
+    now = utc_now()
+    item: dict[str, Any] = {
+        names.JOB_ID_ATTR: job_id,
+        "status": status.value,
+        "model": model,
+        "lang": lang,
+        "input_bucket": input_bucket,
+        "input_key": input_key,
+        "input_uri": f"s3://{input_bucket}/{input_key}",
+        "options": dict(options or {}),
+        "attempts": 0,
+        "created_at": now,
+        "updated_at": now,
+        "timings_ms": {},
+    }
+    if object_version:
+        item["object_version"] = object_version
+    return item
+
+
 class JobStore:
     """Reads and transitions job records. Takes its DynamoDB Table; creates no clients."""
 
@@ -72,31 +113,62 @@ class JobStore:
         options: Mapping[str, Any],
         object_version: str | None = None,
         content_sha256: str | None = None,
+        **fields: Any,
     ) -> bool:
         """Write a QUEUED record. Returns False when the job already exists (a redelivery)."""
-        now = utc_now()
-        item: dict[str, Any] = {
-            names.JOB_ID_ATTR: job_id,
-            "status": JobStatus.QUEUED.value,
-            "model": model.value,
-            "lang": lang,
-            "backend": model.backend.value,
-            "input_bucket": input_bucket,
-            "input_key": input_key,
-            "input_uri": f"s3://{input_bucket}/{input_key}",
-            "options": dict(options),
-            "attempts": 0,
-            "created_at": now,
-            "updated_at": now,
-            "timings_ms": {},
-        }
-        if object_version:
-            item["object_version"] = object_version
+        item = _new_item(
+            job_id=job_id,
+            status=JobStatus.QUEUED,
+            model=model.value,
+            lang=lang,
+            input_bucket=input_bucket,
+            input_key=input_key,
+            options=options,
+            object_version=object_version,
+        )
+        item["backend"] = model.backend.value
         if content_sha256:
             item["content_sha256"] = content_sha256
+        return self._put_new({**item, **fields})
+
+    def create_failed(
+        self,
+        *,
+        job_id: str,
+        error: JobError,
+        model: str,
+        lang: str | None,
+        input_bucket: str,
+        input_key: str,
+        options: Mapping[str, Any] | None = None,
+        object_version: str | None = None,
+        **fields: Any,
+    ) -> bool:
+        """Write a job that is FAILED from the start: its request was invalid.
+
+        `model` and `lang` are recorded as the user sent them (they may be what was wrong).
+        Returns False when the job already exists (a redelivery of the same bad request).
+        """
+        item = _new_item(
+            job_id=job_id,
+            status=JobStatus.FAILED,
+            model=model,
+            lang=lang or "",
+            input_bucket=input_bucket,
+            input_key=input_key,
+            options=options,
+            object_version=object_version,
+        )
+        with contextlib.suppress(KeyError):  # an unknown model has no backend
+            item["backend"] = OcrModel.parse(model).backend.value
+        item["error"] = error.to_record()
+        item["finished_at"] = item["created_at"]
+        return self._put_new({**item, **fields})
+
+    def _put_new(self, item: Mapping[str, Any]) -> bool:
         try:
             self._table.put_item(
-                Item=to_dynamo(item),
+                Item=to_dynamo(dict(item)),
                 ConditionExpression=Attr(names.JOB_ID_ATTR).not_exists(),
             )
         except ClientError as exc:
@@ -106,33 +178,53 @@ class JobStore:
         return True
 
     # -- dispatch claim -------------------------------------------------------------------------
-    def claim_dispatch(self, job_id: str) -> bool:
-        """Take the right to dispatch a QUEUED job; only one concurrent delivery wins."""
+    def claim_dispatch(
+        self, job_id: str, *, lease_seconds: int = DEFAULT_DISPATCH_LEASE_SECONDS
+    ) -> bool:
+        """Take the right to dispatch a QUEUED job; only one concurrent delivery wins.
+
+        The claim is a lease: if its holder dies before confirming (`record_dispatch`) or
+        releasing it, a later delivery may take it over once `lease_seconds` have passed, so a
+        lost release never strands the job. A confirmed dispatch is never taken over.
+        """
+        now = datetime.now(UTC)
         return self._update(
             job_id,
-            "SET dispatched_at = :now, updated_at = :now",
-            {":now": utc_now(), ":queued": JobStatus.QUEUED.value},
-            condition="attribute_not_exists(dispatched_at) AND #s = :queued",
+            "SET dispatched_at = :now, dispatch_lease_until = :until, updated_at = :now",
+            {
+                ":now": _iso(now),
+                ":until": _iso(now + timedelta(seconds=lease_seconds)),
+                ":queued": JobStatus.QUEUED.value,
+            },
+            condition=(
+                "#s = :queued AND (attribute_not_exists(dispatched_at) OR "
+                "(attribute_not_exists(dispatch_confirmed_at) AND dispatch_lease_until < :now))"
+            ),
         )
 
-    def release_dispatch(self, job_id: str) -> None:
-        """Give the claim back after a transient failure so the redelivered message retries."""
-        self._update(
-            job_id,
-            "REMOVE dispatched_at SET updated_at = :now",
-            {":now": utc_now(), ":queued": JobStatus.QUEUED.value},
-            condition="#s = :queued",
-        )
+    def release_dispatch(self, job_id: str, *, reason: str | None = None) -> None:
+        """Give the claim back after a failed dispatch so the redelivered message retries.
+
+        `reason` is kept on the record (`last_dispatch_error`, `dispatch_failures`) so a job
+        waiting for its retry, or parked with its message in the dead-letter queue, says why.
+        """
+        expression = "REMOVE dispatched_at SET updated_at = :now"
+        values: dict[str, Any] = {":now": utc_now(), ":queued": JobStatus.QUEUED.value}
+        if reason is not None:
+            expression += ", last_dispatch_error = :reason ADD dispatch_failures :one"
+            values.update({":reason": reason[:1000], ":one": 1})
+        self._update(job_id, expression, values, condition="#s = :queued")
 
     def record_dispatch(self, job_id: str, **fields: Any) -> None:
-        """Attach dispatch facts (inference id, manifest URI) to a job that is still active."""
-        if not fields:
-            return
-        sets = ", ".join(f"#{k} = :{k}" for k in fields)
+        """Confirm a dispatch and attach its facts (target, inference id, manifest URI).
+
+        Only for a job that is still active; a confirmed claim is never taken over.
+        """
+        sets = "".join(f", #{k} = :{k}" for k in fields)
         values = {f":{k}": v for k, v in fields.items()}
         self._update(
             job_id,
-            f"SET {sets}, updated_at = :now",
+            f"SET dispatch_confirmed_at = :now, updated_at = :now{sets}",
             {**values, ":now": utc_now(), ":a0": _ACTIVE[0], ":a1": _ACTIVE[1]},
             condition="#s IN (:a0, :a1)",
             extra_names={f"#{k}": k for k in fields},

@@ -12,9 +12,7 @@ from idp.local.runtime import LocalSettings
 
 
 @pytest.fixture(scope="module")
-def pipeline(
-    tmp_path_factory: pytest.TempPathFactory, models_dir: Path
-) -> Iterator[LocalPipeline]:
+def pipeline(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) -> Iterator[LocalPipeline]:
     settings = LocalSettings(
         work_dir=tmp_path_factory.mktemp("local-pipeline"),
         models_dir=models_dir,

@@ -73,8 +73,15 @@ def test_local_run_cli_recognizes_a_png_and_a_pdf(tmp_path: Path, models_dir: Pa
 
     # WHEN `idp local run --json` runs them through the whole local pipeline
     done = _idp(
-        "local", "run", str(png), str(pdf), "--model", "PP-OCRv5", "--out",
-        str(tmp_path / "out"), "--json",
+        "local",
+        "run",
+        str(png),
+        str(pdf),
+        "--model",
+        "PP-OCRv5",
+        "--out",
+        str(tmp_path / "out"),
+        "--json",
     )
 
     # THEN it exits 0, stdout is exactly one JSON array, and the text is right
@@ -161,7 +168,7 @@ def test_vl_job_scales_the_endpoint_out_completes_and_scales_back_in(
 
     # AND the idle alarm returns the endpoint to 0 and the container stops
     _wait_for(lambda: _endpoint_capacity(pipeline) == 0, 120, "scale-in to 0")
-    _wait_for(lambda: not pipeline.runtime.vl.running, 30, "the container to stop")  # type: ignore[union-attr]
+    _wait_for(lambda: not pipeline.runtime.vl.running, 30, "the container to stop")
     assert "ALARM" in pipeline.runtime.stats.alarm_states
 
 

@@ -1,0 +1,1 @@
+"""Pieces the zip Lambdas share: settings from the environment, AWS error triage, metrics."""

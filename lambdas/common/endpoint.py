@@ -1,0 +1,91 @@
+"""Capacity of the VL endpoint's variant: read it, scale it out to 1 or in to 0, idempotently."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from mypy_boto3_sagemaker import SageMakerClient
+
+IN_SERVICE: Final = "InService"
+# While an endpoint is in one of these states SageMaker rejects capacity updates.
+CHANGING_STATES: Final = frozenset(
+    {"Creating", "Updating", "SystemUpdating", "RollingBack", "UpdateRollbackFailed"}
+)
+
+
+class ScaleResult(StrEnum):
+    CHANGED = "changed"  # an update was requested
+    ALREADY = "already"  # the variant already had the wanted capacity
+    UPDATING = "updating"  # the endpoint is changing; no update requested
+    UNAVAILABLE = "unavailable"  # Failed / OutOfService / Deleting: nothing sensible to do
+
+
+@dataclass(frozen=True)
+class VariantState:
+    endpoint_status: str
+    desired_instances: int
+    current_instances: int
+
+    @property
+    def is_changing(self) -> bool:
+        return self.endpoint_status in CHANGING_STATES
+
+    @property
+    def has_capacity(self) -> bool:
+        return max(self.desired_instances, self.current_instances) > 0
+
+
+class EndpointCapacity:
+    """One variant of one endpoint. Takes its SageMaker client; errors are left to the caller."""
+
+    def __init__(self, sagemaker: SageMakerClient, *, endpoint_name: str, variant_name: str):
+        self._sagemaker = sagemaker
+        self.endpoint_name = endpoint_name
+        self.variant_name = variant_name
+
+    def read(self) -> VariantState:
+        described = self._sagemaker.describe_endpoint(EndpointName=self.endpoint_name)
+        for variant in described.get("ProductionVariants", []):
+            if variant["VariantName"] == self.variant_name:
+                current = variant.get("CurrentInstanceCount", 0)
+                return VariantState(
+                    endpoint_status=described["EndpointStatus"],
+                    desired_instances=variant.get("DesiredInstanceCount", current),
+                    current_instances=current,
+                )
+        raise LookupError(f"endpoint {self.endpoint_name!r} has no variant {self.variant_name!r}")
+
+    def scale_out(self) -> tuple[ScaleResult, VariantState]:
+        """0 → 1 instance when the endpoint is InService with no capacity; otherwise no call."""
+        state = self.read()
+        if state.is_changing:
+            return ScaleResult.UPDATING, state
+        if state.endpoint_status != IN_SERVICE:
+            return ScaleResult.UNAVAILABLE, state
+        if state.desired_instances > 0:
+            return ScaleResult.ALREADY, state
+        self._set_desired(1)
+        return ScaleResult.CHANGED, state
+
+    def scale_in(self) -> tuple[ScaleResult, VariantState]:
+        """→ 0 instances when the endpoint is InService with capacity; otherwise no call."""
+        state = self.read()
+        if state.is_changing:
+            return ScaleResult.UPDATING, state
+        if state.endpoint_status != IN_SERVICE:
+            return ScaleResult.UNAVAILABLE, state
+        if not state.has_capacity:
+            return ScaleResult.ALREADY, state
+        self._set_desired(0)
+        return ScaleResult.CHANGED, state
+
+    def _set_desired(self, count: int) -> None:
+        self._sagemaker.update_endpoint_weights_and_capacities(
+            EndpointName=self.endpoint_name,
+            DesiredWeightsAndCapacities=[
+                {"VariantName": self.variant_name, "DesiredInstanceCount": count}
+            ],
+        )

@@ -1,0 +1,26 @@
+"""Function settings: a small pydantic model per function, read from the environment per call."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict
+
+
+class EnvSettings(BaseModel):
+    """Base for settings whose field aliases are the `names.Env` keys.
+
+    `from_env` reads the environment when called (never at import), so a test or the local
+    runtime sets variables first and the function picks them up on its next cold start.
+    Empty values count as unset, so a stack may pass "" for an unused optional setting.
+    """
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Self:
+        source = os.environ if environ is None else environ
+        aliases = {field.alias or name for name, field in cls.model_fields.items()}
+        return cls.model_validate({k: v for k, v in source.items() if k in aliases and v != ""})

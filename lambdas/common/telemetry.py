@@ -1,0 +1,47 @@
+"""Business metrics as CloudWatch embedded-metric-format lines (Powertools single_metric).
+
+Each metric is flushed on its own so it can carry its own dimension (the model, the error code);
+a shared Powertools `Metrics` object would force one dimension set per invocation.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from aws_lambda_powertools import single_metric
+from aws_lambda_powertools.metrics import MetricUnit
+
+
+class Metric(StrEnum):
+    JOBS_ROUTED = "JobsRouted"
+    JOBS_FAILED = "JobsFailed"
+    JOBS_COMPLETED = "JobsCompleted"
+    DISPATCH_RETRIES = "DispatchRetries"
+    DUPLICATE_DELIVERIES = "DuplicateDeliveries"
+    ENDPOINT_SCALE_OUT = "EndpointScaleOut"
+    ENDPOINT_SCALE_IN = "EndpointScaleIn"
+    IGNORED_NOTIFICATIONS = "IgnoredNotifications"
+
+
+class Telemetry:
+    """Counts business events under one namespace and service."""
+
+    def __init__(self, *, namespace: str, service: str) -> None:
+        self.namespace = namespace
+        self.service = service
+
+    def count(self, metric: Metric, *, value: float = 1, **dimensions: str) -> None:
+        with single_metric(
+            name=metric.value,
+            unit=MetricUnit.Count,
+            value=value,
+            namespace=self.namespace,
+            default_dimensions={"service": self.service, **dimensions},
+        ):
+            pass
+
+    def job_routed(self, model: str) -> None:
+        self.count(Metric.JOBS_ROUTED, model=model)
+
+    def job_failed(self, code: str) -> None:
+        self.count(Metric.JOBS_FAILED, error_code=code)

@@ -1,0 +1,1 @@
+"""The completion handler: ends jobs from SageMaker async notifications and failure records."""

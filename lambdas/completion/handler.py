@@ -1,0 +1,56 @@
+"""Completion handler entry point: SNS records → `CompletionRecorder`.
+
+Subscribed to the VL success and error topics; the error topic also carries the OCR processor's
+on-failure destination records. An AWS error propagates, so Lambda's asynchronous retries
+deliver the notification again (the recorder tolerates the duplicates that this creates).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.data_classes import SNSEvent
+
+from idp.names import Service
+from idp.store import JobStore
+from lambdas.common.aws import CLIENT_CONFIG
+from lambdas.common.telemetry import Telemetry
+from lambdas.completion.recorder import CompletionRecorder
+from lambdas.completion.settings import CompletionSettings
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
+logger = Logger(service=Service.COMPLETION.value)
+
+
+@cache
+def settings() -> CompletionSettings:
+    return CompletionSettings.from_env()
+
+
+@cache
+def completion_recorder() -> CompletionRecorder:
+    config = settings()
+    return CompletionRecorder(
+        s3=boto3.client("s3", config=CLIENT_CONFIG),
+        store=JobStore(boto3.resource("dynamodb", config=CLIENT_CONFIG).Table(config.jobs_table)),
+        results_bucket=config.results_bucket,
+        telemetry=Telemetry(namespace=config.metrics_namespace, service=config.service),
+        logger=logger,
+    )
+
+
+def handle_event(event: dict[str, Any], recorder: CompletionRecorder) -> dict[str, Any]:
+    """Every SNS record of the event, in order; returns what happened to each job."""
+    outcomes = [recorder.handle_message(record.sns.message) for record in SNSEvent(event).records]
+    return {"outcomes": [asdict(outcome) for outcome in outcomes]}
+
+
+@logger.inject_lambda_context(clear_state=True)
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return handle_event(event, completion_recorder())

@@ -1,0 +1,349 @@
+"""End jobs from completion notifications: write the canonical result or record the failure.
+
+Every notification is matched to its job by id (the SageMaker inference id is the job id; the
+processor's failure record carries the `DispatchedJob`). Duplicates and late arrivals are
+expected: a job that is already COMPLETED or FAILED is left exactly as it is, and a success
+for a job still QUEUED (the VL path never marks PROCESSING) completes it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+from pydantic import ValidationError
+
+from idp import names
+from idp.errors import InferenceFailure, JobError, ProcessorCrashed, error_from_code
+from idp.names import JobStatus
+from idp.results import OcrResult
+from idp.store import JobStore
+from lambdas.common.aws import error_code, parse_s3_uri, s3_uri
+from lambdas.common.telemetry import Metric, Telemetry
+from lambdas.completion.notifications import (
+    AsyncInferenceNotification,
+    LambdaDestinationRecord,
+    parse_notification,
+)
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools import Logger
+    from mypy_boto3_s3 import S3Client
+
+_MISSING_OBJECT_CODES = frozenset({"NoSuchKey", "404", "NotFound"})
+_EMBEDDED_JSON = re.compile(r"\{.*\}", re.DOTALL)
+_MAX_REASON_CHARS = 1000
+
+
+class Completion(StrEnum):
+    COMPLETED = "completed"
+    FAILED = "failed"
+    ALREADY_FINISHED = "already-finished"  # a duplicate or late notification: nothing changed
+    UNKNOWN_JOB = "unknown-job"
+    IGNORED = "ignored"  # a message of neither known shape
+
+
+@dataclass(frozen=True)
+class CompletionOutcome:
+    completion: Completion
+    job_id: str | None = None
+    error_code: str | None = None
+
+
+class CompletionRecorder:
+    """The completion handler's logic. Takes its S3 client, store and results bucket."""
+
+    def __init__(
+        self,
+        *,
+        s3: S3Client,
+        store: JobStore,
+        results_bucket: str,
+        telemetry: Telemetry,
+        logger: Logger,
+    ) -> None:
+        self._s3 = s3
+        self._store = store
+        self._results_bucket = results_bucket
+        self._telemetry = telemetry
+        self._logger = logger
+
+    def handle_message(self, message: str) -> CompletionOutcome:
+        """One SNS message. AWS errors propagate so Lambda's async retries try it again."""
+        notification = parse_notification(message)
+        if notification is None:
+            self._telemetry.count(Metric.IGNORED_NOTIFICATIONS)
+            self._logger.error(
+                "message is neither a SageMaker notification nor a Lambda record",
+                extra={"sns_message": message[:_MAX_REASON_CHARS]},
+            )
+            return CompletionOutcome(Completion.IGNORED)
+        if isinstance(notification, AsyncInferenceNotification):
+            with self._logger.append_context_keys(job_id=notification.inference_id):
+                if notification.succeeded:
+                    return self.record_inference_result(notification)
+                return self.record_inference_failure(notification)
+        failed_job_id = notification.job_id
+        if failed_job_id is None:
+            self._telemetry.count(Metric.IGNORED_NOTIFICATIONS)
+            self._logger.error(
+                "failure record names no job",
+                extra={"condition": notification.request_context.condition},
+            )
+            return CompletionOutcome(Completion.IGNORED)
+        with self._logger.append_context_keys(job_id=failed_job_id):
+            return self.record_processor_failure(notification, job_id=failed_job_id)
+
+    # -- SageMaker success --------------------------------------------------------------------
+    def record_inference_result(
+        self, notification: AsyncInferenceNotification
+    ) -> CompletionOutcome:
+        job_id = notification.inference_id
+        job = self._active_job(job_id)
+        if isinstance(job, CompletionOutcome):
+            return job
+        if not notification.output_location:
+            return self._fail(
+                job_id, InferenceFailure("the VL endpoint reported success without an output")
+            )
+        body = self._read(notification.output_location)
+        if body is None:
+            return self._fail(
+                job_id,
+                InferenceFailure(
+                    f"the VL endpoint's output {notification.output_location} is missing"
+                ),
+            )
+        parsed = _parse_output(body)
+        if isinstance(parsed, JobError):
+            return self._fail(job_id, parsed, inference_output=notification.output_location)
+        result = self._normalize(parsed, job=job, notification=notification)
+        result_key = f"{names.RESULTS_PREFIX}{job_id}/{names.RESULT_JSON}"
+        self._s3.put_object(
+            Bucket=self._results_bucket,
+            Key=result_key,
+            Body=result.model_dump_json(indent=2).encode(),
+            ContentType="application/json",
+        )
+        extra: dict[str, Any] = {}
+        if result.markdown is not None:
+            markdown_key = f"{names.RESULTS_PREFIX}{job_id}/{names.RESULT_MD}"
+            self._s3.put_object(
+                Bucket=self._results_bucket,
+                Key=markdown_key,
+                Body=result.markdown.encode(),
+                ContentType="text/markdown; charset=utf-8",
+            )
+            extra["markdown_uri"] = s3_uri(self._results_bucket, markdown_key)
+        completed = self._store.mark_completed(
+            job_id,
+            result_uri=s3_uri(self._results_bucket, result_key),
+            page_count=len(result.pages),
+            timings_ms=result.timings_ms,
+            engine=result.engine.model_dump(mode="json"),
+            content_sha256=result.source.sha256,
+            cached=result.cached,
+            inference_output=notification.output_location,
+            **extra,
+        )
+        if not completed:  # another delivery finished it between our read and this write
+            return self._already_finished(job_id)
+        self._telemetry.count(Metric.JOBS_COMPLETED, model=str(job.get("model", "")))
+        self._logger.info(
+            "job completed", extra={"pages": len(result.pages), "timings_ms": result.timings_ms}
+        )
+        return CompletionOutcome(Completion.COMPLETED, job_id)
+
+    def _normalize(
+        self, result: OcrResult, *, job: dict[str, Any], notification: AsyncInferenceNotification
+    ) -> OcrResult:
+        """The endpoint's result under this job's identity, with the pipeline's own timings."""
+        source = result.source.model_copy(
+            update={"bucket": job["input_bucket"], "key": job["input_key"]}
+        )
+        return result.model_copy(
+            update={
+                "job_id": job[names.JOB_ID_ATTR],
+                "model": job["model"],
+                "lang": job["lang"],
+                "source": source,
+                "timings_ms": pipeline_timings(job, notification, result.timings_ms),
+            }
+        )
+
+    # -- SageMaker error ----------------------------------------------------------------------
+    def record_inference_failure(
+        self, notification: AsyncInferenceNotification
+    ) -> CompletionOutcome:
+        job_id = notification.inference_id
+        job = self._active_job(job_id)
+        if isinstance(job, CompletionOutcome):
+            return job
+        body = self._read(notification.failure_location) if notification.failure_location else None
+        reason = notification.failure_reason or f"invocation {notification.invocation_status}"
+        error = _reported_error(body) or _reported_error(reason.encode())
+        if error is None:
+            error = InferenceFailure(f"the VL endpoint failed: {reason[:_MAX_REASON_CHARS]}")
+        fields: dict[str, Any] = {"failure_reason": reason[:_MAX_REASON_CHARS]}
+        if notification.failure_location:
+            fields["failure_uri"] = notification.failure_location
+        return self._fail(job_id, error, **fields)
+
+    # -- processor crash ------------------------------------------------------------------------
+    def record_processor_failure(
+        self, record: LambdaDestinationRecord, *, job_id: str
+    ) -> CompletionOutcome:
+        job = self._active_job(job_id)
+        if isinstance(job, CompletionOutcome):
+            return job
+        context = record.request_context
+        attempts = max(int(job.get("attempts", 0)), context.approximate_invoke_count)
+        summary = record.error_summary
+        if context.condition == "EventAgeExceeded":
+            message = (
+                "the OCR processor did not finish before the maximum event age "
+                f"({attempts} attempts)"
+            )
+        elif context.condition == "RetriesExhausted":
+            message = f"the OCR processor failed on all {attempts} attempts"
+        else:
+            message = (
+                f"the OCR processor's invocation failed ({context.condition}) "
+                f"after {attempts} attempts"
+            )
+        if summary:
+            message = f"{message}: {summary[:_MAX_REASON_CHARS]}"
+        return self._fail(
+            job_id,
+            ProcessorCrashed(message),
+            attempts=attempts,
+            failure_condition=context.condition,
+        )
+
+    # -- shared -----------------------------------------------------------------------------------
+    def _active_job(self, job_id: str) -> dict[str, Any] | CompletionOutcome:
+        job = self._store.get(job_id)
+        if job is None:
+            self._telemetry.count(Metric.IGNORED_NOTIFICATIONS)
+            self._logger.warning("notification for a job that does not exist")
+            return CompletionOutcome(Completion.UNKNOWN_JOB, job_id)
+        if JobStatus(job["status"]).is_terminal:
+            return self._already_finished(job_id, status=job["status"])
+        return job
+
+    def _already_finished(self, job_id: str, *, status: str | None = None) -> CompletionOutcome:
+        self._logger.info(
+            "job already finished; duplicate or late notification ignored", extra={"status": status}
+        )
+        return CompletionOutcome(Completion.ALREADY_FINISHED, job_id)
+
+    def _fail(self, job_id: str, error: JobError, **fields: Any) -> CompletionOutcome:
+        if not self._store.mark_failed(job_id, error, **fields):
+            return self._already_finished(job_id)
+        self._telemetry.job_failed(error.code)
+        self._logger.warning(
+            "job failed", extra={"error_code": error.code, "reason": error.message}
+        )
+        return CompletionOutcome(Completion.FAILED, job_id, error.code)
+
+    def _read(self, uri: str) -> bytes | None:
+        """The object's bytes, or None when it does not exist."""
+        bucket, key = parse_s3_uri(uri)
+        try:
+            return self._s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+        except ClientError as exc:
+            if error_code(exc) in _MISSING_OBJECT_CODES:
+                return None
+            raise
+
+
+def _parse_output(body: bytes) -> OcrResult | JobError:
+    """The endpoint's output as a result, or the error it stands for."""
+    try:
+        payload = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return InferenceFailure("the VL endpoint's output is not JSON")
+    reported = _error_body(payload)
+    if reported is not None:
+        return reported
+    try:
+        return OcrResult.model_validate(payload)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'result'}: {err['msg']}"
+            for err in exc.errors()[:5]
+        )
+        return InferenceFailure(f"the VL endpoint's output is not a valid result: {problems}")
+
+
+def _reported_error(body: bytes | None) -> JobError | None:
+    """A `{"error": {"code", "message"}}` body, whole or embedded in a longer text."""
+    if not body:
+        return None
+    text = body.decode(errors="replace")
+    candidates = [text]
+    embedded = _EMBEDDED_JSON.search(text)
+    if embedded:
+        candidates.append(embedded.group(0))
+    for candidate in candidates:
+        try:
+            payload = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        error = _error_body(payload)
+        if error is not None:
+            return error
+    return None
+
+
+def _error_body(payload: Any) -> JobError | None:
+    if not isinstance(payload, dict) or not isinstance(payload.get("error"), dict):
+        return None
+    code, message = payload["error"].get("code"), payload["error"].get("message")
+    if not isinstance(code, str) or not code:
+        return None
+    return error_from_code(code, str(message or code))
+
+
+def pipeline_timings(
+    job: dict[str, Any], notification: AsyncInferenceNotification, container: dict[str, float]
+) -> dict[str, float]:
+    """The container's stage timings plus where the rest of the time went.
+
+    - dispatch: job created → the invoker confirmed the dispatch;
+    - inference: the container's own total (else the endpoint's received → finished time);
+    - endpoint_queue: time the request waited at the endpoint (backlog, scale-out cold start);
+    - end_to_end: job created → the endpoint finished.
+    """
+    timings = dict(container)
+    created = _timestamp(job.get("created_at"))
+    dispatched = _timestamp(job.get("dispatch_confirmed_at") or job.get("dispatched_at"))
+    received, finished = notification.received_time, notification.event_time
+    if created and dispatched:
+        timings["dispatch"] = _ms_between(created, dispatched)
+    if received and finished:
+        at_endpoint = _ms_between(received, finished)
+        inference = container.get("total", at_endpoint)
+        timings["inference"] = inference
+        timings["endpoint_queue"] = max(0.0, round(at_endpoint - inference, 1))
+    if created and finished:
+        timings["end_to_end"] = _ms_between(created, finished)
+    return timings
+
+
+def _timestamp(value: object) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def _ms_between(start: datetime, end: datetime) -> float:
+    return max(0.0, round((end - start).total_seconds() * 1000, 1))

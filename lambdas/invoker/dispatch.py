@@ -1,0 +1,129 @@
+"""Where a validated job goes: the OCR processor Lambda or the PaddleOCR-VL async endpoint."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from idp import names
+from idp.jobs import DispatchedJob
+from lambdas.common.aws import s3_uri
+from lambdas.common.endpoint import EndpointCapacity, ScaleResult, VariantState
+
+if TYPE_CHECKING:
+    from mypy_boto3_lambda import LambdaClient
+    from mypy_boto3_s3 import S3Client
+    from mypy_boto3_sagemaker_runtime import SageMakerRuntimeClient
+
+_ASYNC_ACCEPTED = 202
+
+
+class ProcessorInvoker(Protocol):
+    """Starts one asynchronous run of the OCR processor for a job."""
+
+    @property
+    def target(self) -> str: ...
+
+    def invoke_async(self, job: DispatchedJob) -> None: ...
+
+
+class LambdaProcessorInvoker:
+    """The production `ProcessorInvoker`: `lambda.invoke(InvocationType="Event")`.
+
+    Lambda queues the event and answers 202; retries and the on-failure destination of the
+    processor's async configuration take over from there.
+    """
+
+    def __init__(self, lambda_client: LambdaClient, *, function_name: str) -> None:
+        self._lambda = lambda_client
+        self._function_name = function_name
+
+    @property
+    def target(self) -> str:
+        return f"lambda:{self._function_name}"
+
+    def invoke_async(self, job: DispatchedJob) -> None:
+        response = self._lambda.invoke(
+            FunctionName=self._function_name,
+            InvocationType="Event",
+            Payload=job.model_dump_json().encode(),
+        )
+        if response["StatusCode"] != _ASYNC_ACCEPTED:
+            raise RuntimeError(
+                f"async invoke of {self._function_name} answered {response['StatusCode']}, "
+                f"not {_ASYNC_ACCEPTED}"
+            )
+
+
+@dataclass(frozen=True)
+class VlSubmission:
+    """What the job record keeps about an accepted asynchronous inference."""
+
+    inference_id: str
+    manifest_uri: str
+    output_location: str
+    failure_location: str | None
+    scale_out: ScaleResult
+    capacity_before: VariantState
+
+
+class EndpointUnavailable(RuntimeError):
+    """The VL endpoint is in a state (Failed, OutOfService, Deleting) that cannot serve jobs."""
+
+
+class VlEndpointDispatcher:
+    """Scales the VL endpoint out from zero when needed, then submits the job's manifest.
+
+    The manifest (the `DispatchedJob` JSON) goes to the results bucket under
+    `sagemaker/manifests/<job_id>.json`; the inference id is the job id, which is how the
+    completion handler finds the job again.
+    """
+
+    def __init__(
+        self,
+        *,
+        s3: S3Client,
+        runtime: SageMakerRuntimeClient,
+        capacity: EndpointCapacity,
+        results_bucket: str,
+    ) -> None:
+        self._s3 = s3
+        self._runtime = runtime
+        self._capacity = capacity
+        self._results_bucket = results_bucket
+
+    @property
+    def target(self) -> str:
+        return f"sagemaker:{self._capacity.endpoint_name}"
+
+    def submit(self, job: DispatchedJob) -> VlSubmission:
+        # Scale-out is idempotent: no call when the variant already has an instance or the
+        # endpoint is changing (a scale-in in flight is caught by the backlog step scaling).
+        scale_out, state = self._capacity.scale_out()
+        if scale_out is ScaleResult.UNAVAILABLE:
+            raise EndpointUnavailable(
+                f"VL endpoint {self._capacity.endpoint_name} is {state.endpoint_status}"
+            )
+        manifest_key = f"{names.VL_MANIFEST_PREFIX}{job.job_id}.json"
+        self._s3.put_object(
+            Bucket=self._results_bucket,
+            Key=manifest_key,
+            Body=job.model_dump_json().encode(),
+            ContentType="application/json",
+        )
+        manifest_uri = s3_uri(self._results_bucket, manifest_key)
+        response = self._runtime.invoke_endpoint_async(
+            EndpointName=self._capacity.endpoint_name,
+            InputLocation=manifest_uri,
+            ContentType="application/json",
+            InferenceId=job.job_id,
+            InvocationTimeoutSeconds=names.VL_INVOCATION_TIMEOUT_SECONDS,
+        )
+        return VlSubmission(
+            inference_id=response.get("InferenceId") or job.job_id,
+            manifest_uri=manifest_uri,
+            output_location=response["OutputLocation"],
+            failure_location=response.get("FailureLocation"),
+            scale_out=scale_out,
+            capacity_before=state,
+        )

@@ -1,0 +1,111 @@
+"""Invoker Lambda entry point: an SQS batch → `JobRouter`, with partial batch responses.
+
+Clients, settings and the router are built once per container, on the first invocation
+(`functools.cache`), never at import. Tests build a `JobRouter` directly with their own clients.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.batch import (
+    BatchProcessor,
+    EventType,
+    process_partial_response,
+)
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
+
+from idp.errors import InvalidMessage
+from idp.names import Service
+from idp.store import JobStore
+from lambdas.common.aws import CLIENT_CONFIG
+from lambdas.common.endpoint import EndpointCapacity
+from lambdas.common.telemetry import Telemetry
+from lambdas.invoker.dispatch import LambdaProcessorInvoker, VlEndpointDispatcher
+from lambdas.invoker.routing import JobRouter
+from lambdas.invoker.settings import InvokerSettings
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
+logger = Logger(service=Service.INVOKER.value)
+# A failed record is reported in batchItemFailures even when it is the whole batch, so the
+# function itself succeeds and SQS retries only what failed.
+batch_processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+
+
+@cache
+def settings() -> InvokerSettings:
+    return InvokerSettings.from_env()
+
+
+@cache
+def job_router() -> JobRouter:
+    config = settings()
+    s3 = boto3.client("s3", config=CLIENT_CONFIG)
+    vl: VlEndpointDispatcher | None = None
+    if config.vl_enabled and config.vl_endpoint_name:
+        vl = VlEndpointDispatcher(
+            s3=s3,
+            runtime=boto3.client("sagemaker-runtime", config=CLIENT_CONFIG),
+            capacity=EndpointCapacity(
+                boto3.client("sagemaker", config=CLIENT_CONFIG),
+                endpoint_name=config.vl_endpoint_name,
+                variant_name=config.vl_variant_name,
+            ),
+            results_bucket=config.results_bucket,
+        )
+    table = boto3.resource("dynamodb", config=CLIENT_CONFIG).Table(config.jobs_table)
+    return JobRouter(
+        s3=s3,
+        store=JobStore(table),
+        processor=LambdaProcessorInvoker(
+            boto3.client("lambda", config=CLIENT_CONFIG),
+            function_name=config.processor_function,
+        ),
+        vl=vl,
+        max_input_bytes=config.max_input_bytes,
+        telemetry=Telemetry(namespace=config.metrics_namespace, service=config.service),
+        logger=logger,
+    )
+
+
+def process_batch(
+    event: dict[str, Any], context: LambdaContext, router: JobRouter
+) -> PartialItemFailureResponse:
+    """Run every SQS record through `router`; failed records come back in batchItemFailures."""
+
+    def handle_record(record: SQSRecord) -> None:
+        # Raising makes the record a batch item failure: retried, then dead-lettered.
+        receive_count = record.attributes.approximate_receive_count
+        with logger.append_context_keys(message_id=record.message_id, receive_count=receive_count):
+            try:
+                outcomes = router.handle_message(record.body)
+            except InvalidMessage as error:
+                logger.error(
+                    "message names no job; it is retried and then dead-lettered",
+                    extra={"error_code": error.code, "reason": error.message},
+                )
+                raise
+            for outcome in outcomes:
+                logger.info(
+                    "job handled",
+                    extra={
+                        "job_id": outcome.job_id,
+                        "disposition": outcome.disposition.value,
+                        "error_code": outcome.error_code,
+                    },
+                )
+
+    return process_partial_response(
+        event=event, record_handler=handle_record, processor=batch_processor, context=context
+    )
+
+
+@logger.inject_lambda_context(clear_state=True)
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
+    return process_batch(event, context, job_router())

@@ -1,0 +1,33 @@
+"""The invoker's settings, read from its environment (keys in `names.Env`)."""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from idp import names
+from idp.names import Env, Service
+from lambdas.common.settings import EnvSettings
+
+
+class InvokerSettings(EnvSettings):
+    jobs_table: str = Field(alias=Env.JOBS_TABLE.value, min_length=1)
+    results_bucket: str = Field(alias=Env.RESULTS_BUCKET.value, min_length=1)
+    processor_function: str = Field(alias=Env.PROCESSOR_FUNCTION.value, min_length=1)
+    vl_enabled: bool = Field(default=False, alias=Env.VL_ENABLED.value)
+    vl_endpoint_name: str | None = Field(default=None, alias=Env.VL_ENDPOINT_NAME.value)
+    vl_variant_name: str = Field(default=names.VL_VARIANT_NAME, alias=Env.VL_VARIANT_NAME.value)
+    max_input_bytes: int = Field(
+        default=names.DEFAULT_MAX_INPUT_BYTES, gt=0, alias=Env.MAX_INPUT_BYTES.value
+    )
+    metrics_namespace: str = Field(
+        default=names.METRICS_NAMESPACE, alias=Env.POWERTOOLS_METRICS_NAMESPACE.value
+    )
+    service: str = Field(default=Service.INVOKER.value, alias=Env.POWERTOOLS_SERVICE_NAME.value)
+
+    @model_validator(mode="after")
+    def _vl_needs_endpoint(self) -> InvokerSettings:
+        if self.vl_enabled and not self.vl_endpoint_name:
+            raise ValueError(
+                f"{Env.VL_ENABLED.value} is true but {Env.VL_ENDPOINT_NAME.value} is not set"
+            )
+        return self

@@ -1,0 +1,53 @@
+"""Scale-in handler entry point: the backlog alarm's SNS notification → `EndpointScaler`."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.data_classes import SNSEvent
+
+from idp.names import Service
+from lambdas.common.aws import CLIENT_CONFIG
+from lambdas.common.endpoint import EndpointCapacity
+from lambdas.common.telemetry import Telemetry
+from lambdas.scale_in.scaling import EndpointScaler
+from lambdas.scale_in.settings import ScaleInSettings
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
+logger = Logger(service=Service.SCALE_IN.value)
+
+
+@cache
+def settings() -> ScaleInSettings:
+    return ScaleInSettings.from_env()
+
+
+@cache
+def endpoint_scaler() -> EndpointScaler:
+    config = settings()
+    return EndpointScaler(
+        capacity=EndpointCapacity(
+            boto3.client("sagemaker", config=CLIENT_CONFIG),
+            endpoint_name=config.vl_endpoint_name,
+            variant_name=config.vl_variant_name,
+        ),
+        telemetry=Telemetry(namespace=config.metrics_namespace, service=config.service),
+        logger=logger,
+    )
+
+
+def handle_event(event: dict[str, Any], scaler: EndpointScaler) -> dict[str, Any]:
+    """Every SNS record of the event; returns what was done for each alarm notification."""
+    reports = [scaler.handle_message(record.sns.message) for record in SNSEvent(event).records]
+    return {"reports": [asdict(report) for report in reports]}
+
+
+@logger.inject_lambda_context(clear_state=True)
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return handle_event(event, endpoint_scaler())

@@ -1,0 +1,18 @@
+"""The scale-in handler's settings, read from its environment (keys in `names.Env`)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from idp import names
+from idp.names import Env, Service
+from lambdas.common.settings import EnvSettings
+
+
+class ScaleInSettings(EnvSettings):
+    vl_endpoint_name: str = Field(alias=Env.VL_ENDPOINT_NAME.value, min_length=1)
+    vl_variant_name: str = Field(default=names.VL_VARIANT_NAME, alias=Env.VL_VARIANT_NAME.value)
+    metrics_namespace: str = Field(
+        default=names.METRICS_NAMESPACE, alias=Env.POWERTOOLS_METRICS_NAMESPACE.value
+    )
+    service: str = Field(default=Service.SCALE_IN.value, alias=Env.POWERTOOLS_SERVICE_NAME.value)

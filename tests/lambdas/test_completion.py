@@ -1,0 +1,341 @@
+"""Completion handler: SageMaker success and error notifications, processor crash records."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from idp import names
+from idp.errors import CorruptDocument
+from idp.names import JobStatus, OcrModel
+from idp.results import OcrResult
+from lambdas.completion.recorder import Completion, CompletionRecorder
+from tests.lambdas.support import (
+    FAILURE_KEY,
+    INPUT_BUCKET,
+    OCR_JOB,
+    OUTPUT_KEY,
+    RESULTS_BUCKET,
+    VL_JOB,
+    EmulatedAws,
+    endpoint_result,
+    queue_vl_job,
+    sns_message,
+)
+
+
+def put_output(aws: EmulatedAws, body: str | bytes) -> None:
+    aws.s3.put_object(Bucket=RESULTS_BUCKET, Key=OUTPUT_KEY, Body=body)
+
+
+def success() -> str:
+    return json.dumps(sns_message("sns_sagemaker_async_success.json"))
+
+
+def error(**changes: Any) -> str:
+    message = sns_message("sns_sagemaker_async_error.json")
+    message.update(changes)
+    return json.dumps(message)
+
+
+# -- SageMaker success --------------------------------------------------------------------------
+def test_success_writes_the_canonical_result_and_completes_the_job(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a dispatched VL job whose output the endpoint has written
+    queue_vl_job(aws)
+    put_output(aws, endpoint_result().model_dump_json())
+
+    # WHEN the success notification arrives
+    outcome = recorder.handle_message(success())
+
+    # THEN result.json and result.md are in the results bucket and the job is COMPLETED
+    assert outcome.completion is Completion.COMPLETED
+    job = aws.job(VL_JOB)
+    result_key = f"{names.RESULTS_PREFIX}{VL_JOB}/{names.RESULT_JSON}"
+    assert job["status"] == JobStatus.COMPLETED
+    assert job["result_uri"] == f"s3://{RESULTS_BUCKET}/{result_key}"
+    assert job["page_count"] == 1
+    assert job["engine"]["name"] == "paddleocr-vl"
+    result = OcrResult.model_validate_json(aws.object_text(RESULTS_BUCKET, result_key))
+    assert (result.job_id, result.model, result.text) == (
+        VL_JOB,
+        "PaddleOCR-VL",
+        "Quarterly report",
+    )
+    markdown_key = f"{names.RESULTS_PREFIX}{VL_JOB}/{names.RESULT_MD}"
+    assert aws.object_text(RESULTS_BUCKET, markdown_key) == "# Quarterly report"
+
+
+def test_success_records_queue_and_inference_time(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a VL job and an output whose container spent 5.3 s of the endpoint's 132 s
+    queue_vl_job(aws)
+    put_output(aws, endpoint_result().model_dump_json())
+
+    # WHEN the success notification (received 10:01:00, finished 10:03:12) arrives
+    recorder.handle_message(success())
+
+    # THEN the timings say where the time went, next to the container's own stages
+    timings = aws.job(VL_JOB)["timings_ms"]
+    assert timings["inference"] == 5300.0
+    assert timings["endpoint_queue"] == 132_000.0 - 5300.0
+    assert timings["ocr"] == 5200.0
+    assert {"dispatch", "end_to_end"} <= timings.keys()
+
+
+def test_success_for_a_job_never_marked_processing_still_completes(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a QUEUED job whose dispatch was never confirmed (the notification overtook it)
+    queue_vl_job(aws, dispatched=False)
+    put_output(aws, endpoint_result().model_dump_json())
+
+    # WHEN the success notification arrives
+    outcome = recorder.handle_message(success())
+
+    # THEN the job completes
+    assert outcome.completion is Completion.COMPLETED
+    assert aws.job(VL_JOB)["status"] == JobStatus.COMPLETED
+
+
+def test_a_duplicate_success_changes_nothing(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a job completed by a first success notification
+    queue_vl_job(aws)
+    put_output(aws, endpoint_result().model_dump_json())
+    recorder.handle_message(success())
+    completed = aws.job(VL_JOB)
+
+    # WHEN SNS delivers the same notification again
+    outcome = recorder.handle_message(success())
+
+    # THEN nothing changes
+    assert outcome.completion is Completion.ALREADY_FINISHED
+    assert aws.job(VL_JOB) == completed
+
+
+def test_a_success_after_the_job_failed_does_not_revive_it(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a job that already ended FAILED
+    queue_vl_job(aws)
+    aws.store.mark_failed(VL_JOB, CorruptDocument("the PDF is truncated"))
+    put_output(aws, endpoint_result().model_dump_json())
+
+    # WHEN a late success notification arrives
+    outcome = recorder.handle_message(success())
+
+    # THEN the job stays FAILED and no result is published
+    assert outcome.completion is Completion.ALREADY_FINISHED
+    assert aws.job(VL_JOB)["status"] == JobStatus.FAILED
+    listed = aws.s3.list_objects_v2(Bucket=RESULTS_BUCKET, Prefix=names.RESULTS_PREFIX)
+    assert listed.get("KeyCount") == 0
+
+
+@pytest.mark.parametrize(
+    ("output", "code"),
+    [
+        pytest.param(
+            json.dumps({"error": {"code": "TOO_MANY_PAGES", "message": "412 pages; limit 200"}}),
+            "TOO_MANY_PAGES",
+            id="error-body",
+        ),
+        pytest.param("<html>502 Bad Gateway</html>", "INFERENCE_FAILED", id="not-json"),
+        pytest.param(json.dumps({"pages": "none"}), "INFERENCE_FAILED", id="not-a-result"),
+        pytest.param(None, "INFERENCE_FAILED", id="output-missing"),
+    ],
+)
+def test_success_with_an_unusable_output_fails_the_job(
+    aws: EmulatedAws, recorder: CompletionRecorder, output: str | None, code: str
+) -> None:
+    # GIVEN a VL job whose output is an error body, garbage, or missing
+    queue_vl_job(aws)
+    if output is not None:
+        put_output(aws, output)
+
+    # WHEN the success notification arrives
+    outcome = recorder.handle_message(success())
+
+    # THEN the job is FAILED with the matching code
+    assert outcome.completion is Completion.FAILED
+    job = aws.job(VL_JOB)
+    assert (job["status"], job["error"]["code"]) == (JobStatus.FAILED, code)
+
+
+# -- SageMaker error ----------------------------------------------------------------------------
+def test_error_notification_uses_the_code_in_the_failure_object(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a VL job whose container answered 422 with a JSON error body
+    queue_vl_job(aws)
+    body = {"error": {"code": "ENCRYPTED_DOCUMENT", "message": "the PDF needs a password"}}
+    aws.s3.put_object(Bucket=RESULTS_BUCKET, Key=FAILURE_KEY, Body=json.dumps(body).encode())
+
+    # WHEN the error notification arrives
+    outcome = recorder.handle_message(error())
+
+    # THEN the job is FAILED with the container's code and message, and the reason is kept
+    assert outcome.error_code == "ENCRYPTED_DOCUMENT"
+    job = aws.job(VL_JOB)
+    assert job["status"] == JobStatus.FAILED
+    assert job["error"] == {"code": "ENCRYPTED_DOCUMENT", "message": "the PDF needs a password"}
+    assert job["failure_uri"] == f"s3://{RESULTS_BUCKET}/{FAILURE_KEY}"
+    assert job["failure_reason"].startswith("ClientError")
+
+
+def test_error_notification_without_a_failure_object_reads_the_reason(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a VL job and an error notification whose failure object is gone, but whose reason
+    # quotes the container's JSON error body (tests/events/sns_sagemaker_async_error.json)
+    queue_vl_job(aws)
+
+    # WHEN it arrives
+    recorder.handle_message(error())
+
+    # THEN the code comes from the quoted body
+    assert aws.job(VL_JOB)["error"]["code"] == "CORRUPT_DOCUMENT"
+
+
+def test_error_notification_with_only_a_plain_reason_is_an_inference_failure(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a VL job whose inference timed out
+    queue_vl_job(aws)
+    message = error(failureReason="InferenceTimedOut: the invocation exceeded 3600 seconds")
+
+    # WHEN the error notification arrives
+    recorder.handle_message(message)
+
+    # THEN the job is FAILED as an inference failure that quotes the reason
+    failed = aws.job(VL_JOB)["error"]
+    assert failed["code"] == "INFERENCE_FAILED"
+    assert "InferenceTimedOut" in failed["message"]
+
+
+def test_error_after_completion_does_not_regress_the_job(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a completed VL job
+    queue_vl_job(aws)
+    put_output(aws, endpoint_result().model_dump_json())
+    recorder.handle_message(success())
+
+    # WHEN an error notification for it arrives out of order
+    outcome = recorder.handle_message(error())
+
+    # THEN it stays COMPLETED
+    assert outcome.completion is Completion.ALREADY_FINISHED
+    assert aws.job(VL_JOB)["status"] == JobStatus.COMPLETED
+
+
+# -- processor crash (Lambda on-failure destination) ----------------------------------------------
+def crash_record(**context: Any) -> str:
+    message = sns_message("sns_lambda_destination_failure.json")
+    message["requestContext"].update(context)
+    return json.dumps(message)
+
+
+def processing_job(aws: EmulatedAws, attempts: int) -> None:
+    aws.store.create(
+        job_id=OCR_JOB,
+        model=OcrModel.PP_OCRV5,
+        lang="en",
+        input_bucket=INPUT_BUCKET,
+        input_key="input/PP-OCRv5/big-scan.pdf",
+        options={},
+    )
+    for _ in range(attempts):
+        aws.store.mark_processing(OCR_JOB)
+
+
+def test_processor_that_crashed_on_every_attempt_ends_the_job_failed(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a job the processor started three times and that was killed each time
+    processing_job(aws, attempts=3)
+
+    # WHEN the on-failure destination record arrives (RetriesExhausted, 3 invokes)
+    outcome = recorder.handle_message(crash_record())
+
+    # THEN the job is FAILED PROCESSOR_CRASHED with its attempts and the last error
+    assert outcome.error_code == "PROCESSOR_CRASHED"
+    job = aws.job(OCR_JOB)
+    assert (job["status"], job["attempts"]) == (JobStatus.FAILED, 3)
+    assert job["failure_condition"] == "RetriesExhausted"
+    assert "all 3 attempts" in job["error"]["message"]
+    assert "Runtime.ExitError" in job["error"]["message"]
+
+
+def test_processor_that_never_started_in_time_counts_the_invokes_as_attempts(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a QUEUED job the processor never got to (throttled until the event aged out)
+    processing_job(aws, attempts=0)
+
+    # WHEN the EventAgeExceeded record arrives
+    recorder.handle_message(crash_record(condition="EventAgeExceeded", approximateInvokeCount=2))
+
+    # THEN the job is FAILED with the invokes counted as attempts
+    job = aws.job(OCR_JOB)
+    assert (job["status"], job["attempts"], job["error"]["code"]) == (
+        JobStatus.FAILED,
+        2,
+        "PROCESSOR_CRASHED",
+    )
+    assert "maximum event age" in job["error"]["message"]
+
+
+def test_crash_record_after_the_job_completed_changes_nothing(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a job the processor completed on its second attempt
+    processing_job(aws, attempts=2)
+    aws.store.mark_completed(OCR_JOB, result_uri="s3://r/k", page_count=1, timings_ms={})
+
+    # WHEN a stale failure record arrives
+    outcome = recorder.handle_message(crash_record())
+
+    # THEN the job stays COMPLETED
+    assert outcome.completion is Completion.ALREADY_FINISHED
+    assert aws.job(OCR_JOB)["status"] == JobStatus.COMPLETED
+
+
+# -- messages that match no job -----------------------------------------------------------------
+def test_notification_for_an_unknown_job_is_ignored(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN no job vl-job-0001
+    # WHEN its success notification arrives
+    outcome = recorder.handle_message(success())
+
+    # THEN nothing is created
+    assert outcome.completion is Completion.UNKNOWN_JOB
+    assert aws.store.list_all() == []
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        pytest.param("not json", id="text"),
+        pytest.param(json.dumps({"hello": "world"}), id="other-json"),
+        pytest.param(
+            json.dumps({"requestContext": {"condition": "RetriesExhausted"}}), id="no-job"
+        ),
+    ],
+)
+def test_unrecognized_message_is_ignored(
+    aws: EmulatedAws, recorder: CompletionRecorder, message: str
+) -> None:
+    # GIVEN a message of no known shape
+    # WHEN it arrives
+    outcome = recorder.handle_message(message)
+
+    # THEN it is acknowledged and nothing changes
+    assert outcome.completion is Completion.IGNORED
+    assert aws.store.list_all() == []

@@ -1,0 +1,620 @@
+"""Invoker: admission, routing per model, user errors, duplicates and transient faults (moto)."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import time
+from typing import Any
+
+import pytest
+from aws_lambda_powertools import Logger
+
+from idp import names
+from idp.jobs import DispatchedJob, JobOptions
+from idp.names import JobStatus
+from idp.store import JobStore
+from lambdas.invoker.handler import process_batch
+from lambdas.invoker.routing import Disposition, JobRouter
+from tests.lambdas.support import (
+    INPUT_BUCKET,
+    JOBS_TABLE,
+    PROCESSOR_FUNCTION,
+    RESULTS_BUCKET,
+    VL_ENDPOINT,
+    EmulatedAws,
+    Faults,
+    RecordingProcessorInvoker,
+    RouterFactory,
+    load_event,
+    s3_event_body,
+    sqs_event,
+)
+
+
+def direct(key: str, **fields: Any) -> str:
+    return json.dumps({"bucket": INPUT_BUCKET, "key": key, **fields})
+
+
+def failed_message_ids(response: Any) -> list[str]:
+    return [item["itemIdentifier"] for item in response["batchItemFailures"]]
+
+
+# -- routing ------------------------------------------------------------------------------------
+def test_s3_event_for_pp_ocrv5_queues_the_job_and_starts_the_processor(
+    aws: EmulatedAws, make_router: RouterFactory, processor_runs: RecordingProcessorInvoker
+) -> None:
+    # GIVEN an upload whose key has spaces and non-ASCII characters (URL-encoded in the event)
+    key = "input/PP-OCRv5/scans/Invoice 2026 été.pdf"
+    version = aws.put_input(key)
+    body = s3_event_body("input/PP-OCRv5/scans/Invoice+2026+%C3%A9t%C3%A9.pdf", version=version)
+
+    # WHEN the invoker handles the notification
+    [outcome] = make_router().handle_message(body)
+
+    # THEN the job is QUEUED for PP-OCRv5 on the decoded key and the processor got one event
+    job = aws.job(outcome.job_id)
+    assert outcome.disposition is Disposition.DISPATCHED
+    assert job["status"] == JobStatus.QUEUED
+    assert (job["model"], job["lang"], job["backend"]) == ("PP-OCRv5", "en", "lambda")
+    assert job["input_uri"] == f"s3://{INPUT_BUCKET}/{key}"
+    assert job["dispatch_target"] == f"lambda:{PROCESSOR_FUNCTION}"
+    assert processor_runs.events == [
+        DispatchedJob(
+            job_id=outcome.job_id,
+            bucket=INPUT_BUCKET,
+            key=key,
+            model=names.OcrModel.PP_OCRV5,
+            lang="en",
+        )
+    ]
+
+
+def test_direct_message_for_pp_structurev3_uses_its_job_id_and_language(
+    aws: EmulatedAws, make_router: RouterFactory, processor_runs: RecordingProcessorInvoker
+) -> None:
+    # GIVEN the sample direct job message and its input object
+    aws.put_input("uploads/contract.pdf")
+    body = load_event("sqs_direct_job_message.json")["Records"][0]["body"]
+
+    # WHEN the invoker handles it
+    [outcome] = make_router().handle_message(body)
+
+    # THEN the job carries the caller's id and language and goes to the processor
+    assert outcome.job_id == "contract-2026-001"
+    job = aws.job("contract-2026-001")
+    assert (job["status"], job["model"], job["lang"]) == ("QUEUED", "PP-StructureV3", "fr")
+    assert processor_runs.runs_of("contract-2026-001") == 1
+
+
+def test_language_comes_from_the_objects_metadata_when_the_message_has_none(
+    aws: EmulatedAws, make_router: RouterFactory, processor_runs: RecordingProcessorInvoker
+) -> None:
+    # GIVEN an upload tagged x-amz-meta-lang: japan
+    version = aws.put_input("input/ocr/receipt.png", lang="japan")
+
+    # WHEN its S3 event is handled
+    [outcome] = make_router().handle_message(
+        s3_event_body("input/ocr/receipt.png", version=version)
+    )
+
+    # THEN the job runs in Japanese
+    assert aws.job(outcome.job_id)["lang"] == "japan"
+    assert processor_runs.events[0].lang == "japan"
+
+
+def test_vl_job_scales_the_endpoint_out_from_zero_and_submits_its_manifest(
+    aws: EmulatedAws, make_router: RouterFactory, processor_runs: RecordingProcessorInvoker
+) -> None:
+    # GIVEN the VL endpoint scaled in to zero instances
+    aws.set_vl_instances(0)
+    aws.put_input("scan.pdf")
+
+    # WHEN a PaddleOCR-VL job arrives
+    [outcome] = make_router().handle_message(direct("scan.pdf", model="PaddleOCR-VL"))
+
+    # THEN the endpoint wants one instance, the manifest is in S3 and the job records the request
+    assert aws.vl_instances() == 1
+    job = aws.job(outcome.job_id)
+    assert job["status"] == JobStatus.QUEUED
+    assert job["backend"] == "sagemaker"
+    assert job["inference_id"] == outcome.job_id
+    assert job["endpoint_scale_out"] == "changed"
+    manifest_key = f"{names.VL_MANIFEST_PREFIX}{outcome.job_id}.json"
+    assert job["manifest_uri"] == f"s3://{RESULTS_BUCKET}/{manifest_key}"
+    assert job["output_location"].startswith("s3://")
+    manifest = DispatchedJob.model_validate_json(aws.object_text(RESULTS_BUCKET, manifest_key))
+    assert (manifest.job_id, manifest.key, manifest.model) == (
+        outcome.job_id,
+        "scan.pdf",
+        names.OcrModel.PADDLEOCR_VL,
+    )
+    assert processor_runs.events == []
+
+
+def test_vl_job_leaves_an_endpoint_with_one_instance_alone(
+    aws: EmulatedAws, make_router: RouterFactory
+) -> None:
+    # GIVEN the VL endpoint already at one instance
+    aws.set_vl_instances(1)
+    aws.put_input("scan.pdf")
+
+    # WHEN a PaddleOCR-VL job arrives
+    [outcome] = make_router().handle_message(direct("scan.pdf", model="vl"))
+
+    # THEN no scaling was requested and the job was still submitted
+    assert aws.vl_instances() == 1
+    job = aws.job(outcome.job_id)
+    assert job["endpoint_scale_out"] == "already"
+    assert job["inference_id"] == outcome.job_id
+
+
+def test_vl_job_while_the_endpoint_is_updating_is_submitted_without_a_scaling_call(
+    aws: EmulatedAws, make_router: RouterFactory, faults: Faults
+) -> None:
+    # GIVEN an endpoint at zero that is in the middle of an update
+    aws.set_vl_instances(0)
+    faults.force_endpoint_status(VL_ENDPOINT, "Updating")
+    aws.put_input("scan.pdf")
+
+    # WHEN a PaddleOCR-VL job arrives
+    [outcome] = make_router().handle_message(direct("scan.pdf", model="PaddleOCR-VL"))
+
+    # THEN the request is queued at the endpoint and its capacity is left to the running update
+    job = aws.job(outcome.job_id)
+    assert job["endpoint_scale_out"] == "updating"
+    assert job["inference_id"] == outcome.job_id
+    assert aws.vl_instances() == 0
+
+
+def test_s3_test_event_is_acknowledged_without_a_job(
+    aws: EmulatedAws, make_router: RouterFactory, lambda_context: Any
+) -> None:
+    # GIVEN the s3:TestEvent S3 sends when notifications are configured
+    event = load_event("sqs_s3_test_event.json")
+
+    # WHEN the batch is processed
+    response = process_batch(event, lambda_context, make_router())
+
+    # THEN the message is consumed and no job exists
+    assert response["batchItemFailures"] == []
+    assert aws.store.list_all() == []
+
+
+# -- user errors: FAILED at once, never retried -------------------------------------------------
+USER_ERRORS = [
+    pytest.param(
+        "input/PP-OCRv9/doc.pdf", None, {}, "UNSUPPORTED_MODEL", id="unknown-model-in-key"
+    ),
+    pytest.param(None, direct("doc.pdf", model="tesseract"), {}, "UNSUPPORTED_MODEL", id="direct"),
+    pytest.param(
+        None,
+        direct("doc.pdf", model="PaddleOCR-VL"),
+        {"vl_enabled": False},
+        "UNSUPPORTED_MODEL",
+        id="vl-disabled",
+    ),
+    pytest.param(
+        None,
+        direct("doc.pdf", model="ocr", lang="klingon"),
+        {},
+        "UNSUPPORTED_LANGUAGE",
+        id="unknown-language",
+    ),
+    pytest.param(
+        None, direct("missing.pdf", model="ocr"), {}, "INPUT_NOT_FOUND", id="input-not-found"
+    ),
+    pytest.param(None, direct("empty.pdf", model="ocr"), {}, "EMPTY_INPUT", id="empty-input"),
+    pytest.param(
+        None,
+        direct("doc.pdf", model="ocr"),
+        {"max_input_bytes": 4},
+        "INPUT_TOO_LARGE",
+        id="too-large",
+    ),
+    pytest.param(
+        None,
+        direct("doc.pdf", model="ocr", options={"pdf_scale": 100}),
+        {},
+        "INVALID_MESSAGE",
+        id="bad-options",
+    ),
+    pytest.param(
+        None,
+        direct("doc.pdf", model="ocr", colour="blue"),
+        {},
+        "INVALID_MESSAGE",
+        id="unknown-field",
+    ),
+    pytest.param("input/doc.pdf", None, {}, "INVALID_MESSAGE", id="key-without-model-folder"),
+]
+
+
+@pytest.mark.parametrize(("event_key", "body", "settings", "code"), USER_ERRORS)
+def test_user_error_ends_the_job_failed_without_a_retry(
+    aws: EmulatedAws,
+    make_router: RouterFactory,
+    processor_runs: RecordingProcessorInvoker,
+    lambda_context: Any,
+    event_key: str | None,
+    body: str | None,
+    settings: dict[str, Any],
+    code: str,
+) -> None:
+    # GIVEN the inputs a user might send (an empty object, a 13-byte one) and a bad request
+    aws.put_input("doc.pdf")
+    aws.put_input("empty.pdf", body=b"")
+    message = body if body is not None else s3_event_body(str(event_key))
+
+    # WHEN the batch is processed
+    response = process_batch(sqs_event(message), lambda_context, make_router(**settings))
+
+    # THEN the message is not retried and the job is FAILED with the stable code
+    assert response["batchItemFailures"] == []
+    [job] = aws.store.list_all()
+    assert job["status"] == JobStatus.FAILED
+    assert job["error"]["code"] == code
+    assert job["error"]["message"]
+    assert processor_runs.events == []
+
+
+def test_rejected_job_keeps_what_the_user_sent_and_a_redelivery_changes_nothing(
+    aws: EmulatedAws, make_router: RouterFactory
+) -> None:
+    # GIVEN a message asking for an unknown language
+    message = direct("doc.pdf", model="ocr", lang="klingon", job_id="my-job-7")
+    aws.put_input("doc.pdf")
+    router = make_router()
+
+    # WHEN it is delivered twice
+    first = router.handle_message(message)
+    second = router.handle_message(message)
+
+    # THEN one FAILED record under the caller's id shows the request as sent
+    assert [o.job_id for o in first + second] == ["my-job-7", "my-job-7"]
+    [job] = aws.store.list_all()
+    assert (job["job_id"], job["lang"], job["model"]) == ("my-job-7", "klingon", "PP-OCRv5")
+    assert job["error"]["code"] == "UNSUPPORTED_LANGUAGE"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param("{not json", id="malformed-json"),
+        pytest.param(json.dumps({"model": "ocr", "lang": "en"}), id="missing-bucket-and-key"),
+        pytest.param(json.dumps(["a", "list"]), id="not-an-object"),
+    ],
+)
+def test_message_that_names_no_job_is_left_for_the_dead_letter_queue(
+    aws: EmulatedAws, make_router: RouterFactory, lambda_context: Any, body: str
+) -> None:
+    # GIVEN a message from which no job can be named
+    # WHEN the batch is processed
+    response = process_batch(sqs_event(body), lambda_context, make_router())
+
+    # THEN the record is a batch item failure (SQS retries it, then dead-letters it)
+    assert failed_message_ids(response) == ["message-0"]
+    assert aws.store.list_all() == []
+
+
+def test_a_bad_message_does_not_hold_back_the_good_one_in_the_same_batch(
+    aws: EmulatedAws, make_router: RouterFactory, lambda_context: Any
+) -> None:
+    # GIVEN a batch with a malformed message and a good one
+    aws.put_input("doc.pdf")
+    event = sqs_event("{not json", direct("doc.pdf", model="ocr"))
+
+    # WHEN it is processed
+    response = process_batch(event, lambda_context, make_router())
+
+    # THEN only the malformed one is retried and the good job is dispatched
+    assert failed_message_ids(response) == ["message-0"]
+    [job] = aws.store.list_all()
+    assert job["status"] == JobStatus.QUEUED
+    assert "dispatch_confirmed_at" in job
+
+
+# -- duplicates ---------------------------------------------------------------------------------
+def test_a_redelivered_message_makes_one_job_and_one_run(
+    aws: EmulatedAws, make_router: RouterFactory, processor_runs: RecordingProcessorInvoker
+) -> None:
+    # GIVEN an S3 event that SQS delivers twice (e.g. after a visibility timeout)
+    version = aws.put_input("input/ocr/a.png")
+    body = s3_event_body("input/ocr/a.png", version=version)
+    router = make_router()
+
+    # WHEN both deliveries are handled
+    [first] = router.handle_message(body)
+    [second] = router.handle_message(body)
+
+    # THEN there is one job and the processor ran once
+    assert first.job_id == second.job_id
+    assert (first.disposition, second.disposition) == (
+        Disposition.DISPATCHED,
+        Disposition.DUPLICATE,
+    )
+    assert len(aws.store.list_all()) == 1
+    assert processor_runs.runs_of(first.job_id) == 1
+
+
+def test_the_same_s3_event_twice_in_one_batch_makes_one_run(
+    aws: EmulatedAws,
+    make_router: RouterFactory,
+    processor_runs: RecordingProcessorInvoker,
+    lambda_context: Any,
+) -> None:
+    # GIVEN a batch holding the same S3 notification twice
+    version = aws.put_input("input/structure/b.pdf")
+    body = s3_event_body("input/structure/b.pdf", version=version)
+
+    # WHEN it is processed
+    response = process_batch(sqs_event(body, body), lambda_context, make_router())
+
+    # THEN both records succeed, with one job and one run
+    assert response["batchItemFailures"] == []
+    [job] = aws.store.list_all()
+    assert processor_runs.runs_of(job["job_id"]) == 1
+
+
+def test_concurrent_deliveries_of_one_message_make_one_run(
+    aws: EmulatedAws,
+    processor_runs: RecordingProcessorInvoker,
+    make_router: RouterFactory,
+    faults: Faults,
+) -> None:
+    # GIVEN six invokers, each with its own table handle, receiving the same message at once
+    faults.serialize_calls(aws.table.meta.client)  # DynamoDB's per-request atomicity
+    aws.put_input("doc.pdf")
+    message = direct("doc.pdf", model="ocr")
+    template = make_router()
+    routers = [
+        JobRouter(
+            s3=aws.s3,
+            store=JobStore(aws.clients.dynamodb.Table(JOBS_TABLE)),
+            processor=processor_runs,
+            vl=None,
+            max_input_bytes=names.DEFAULT_MAX_INPUT_BYTES,
+            telemetry=template._telemetry,
+            logger=template._logger,
+        )
+        for _ in range(6)
+    ]
+    start = threading.Barrier(len(routers))
+    dispositions: list[Disposition] = []
+
+    def deliver(router: JobRouter) -> None:
+        start.wait()
+        dispositions.extend(outcome.disposition for outcome in router.handle_message(message))
+
+    # WHEN they all handle it concurrently
+    threads = [threading.Thread(target=deliver, args=(router,)) for router in routers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    # THEN exactly one dispatched it and the processor ran once
+    assert sorted(dispositions).count(Disposition.DISPATCHED) == 1
+    assert len(dispositions) == 6
+    [job] = aws.store.list_all()
+    assert processor_runs.runs_of(job["job_id"]) == 1
+
+
+def test_an_explicit_job_id_reused_for_another_input_does_not_run(
+    aws: EmulatedAws, make_router: RouterFactory, processor_runs: RecordingProcessorInvoker
+) -> None:
+    # GIVEN a job submitted under the caller's id whose first dispatch was throttled
+    aws.put_input("a.pdf")
+    aws.put_input("b.pdf")
+    router = make_router()
+    aws.store.create(
+        job_id="invoice-1",
+        model=names.OcrModel.PP_OCRV5,
+        lang="en",
+        input_bucket=INPUT_BUCKET,
+        input_key="a.pdf",
+        options=JobOptions().model_dump(mode="json"),
+    )
+
+    # WHEN another message reuses that id for a different file
+    [outcome] = router.handle_message(direct("b.pdf", model="ocr", job_id="invoice-1"))
+
+    # THEN it is ignored: nothing runs under the first job's record
+    assert outcome.disposition is Disposition.CONFLICT
+    assert processor_runs.events == []
+    assert aws.job("invoice-1")["input_key"] == "a.pdf"
+
+    # WHEN the original message is redelivered
+    [retry] = router.handle_message(direct("a.pdf", model="ocr", job_id="invoice-1"))
+
+    # THEN it is dispatched
+    assert retry.disposition is Disposition.DISPATCHED
+    assert processor_runs.events[0].key == "a.pdf"
+
+
+def test_a_confirmed_dispatch_is_never_repeated_even_after_its_lease(
+    aws: EmulatedAws, make_router: RouterFactory, processor_runs: RecordingProcessorInvoker
+) -> None:
+    # GIVEN a job dispatched under a lease that has already run out
+    aws.put_input("doc.pdf")
+    router = make_router(dispatch_lease_seconds=0)
+    [first] = router.handle_message(direct("doc.pdf", model="ocr"))
+    time.sleep(0.01)
+
+    # WHEN its message is delivered again
+    [second] = router.handle_message(direct("doc.pdf", model="ocr"))
+
+    # THEN it is a duplicate: one run
+    assert second.disposition is Disposition.DUPLICATE
+    assert processor_runs.runs_of(first.job_id) == 1
+
+
+# -- transient faults: retried through SQS, never lost ------------------------------------------
+def test_throttled_processor_invoke_is_retried_through_sqs_and_then_dispatched(
+    aws: EmulatedAws,
+    make_router: RouterFactory,
+    processor_runs: RecordingProcessorInvoker,
+    lambda_context: Any,
+    faults: Faults,
+) -> None:
+    # GIVEN Lambda throttles the next async invoke
+    aws.put_input("doc.pdf")
+    faults.fail_calls(aws.lambda_client, "Invoke", code="TooManyRequestsException", status=429)
+    router = make_router()
+    event = sqs_event(direct("doc.pdf", model="ocr"))
+
+    # WHEN the message is processed
+    response = process_batch(event, lambda_context, router)
+
+    # THEN it is a batch item failure and the job waits QUEUED with its claim given back
+    assert failed_message_ids(response) == ["message-0"]
+    [job] = aws.store.list_all()
+    assert job["status"] == JobStatus.QUEUED
+    assert "dispatched_at" not in job
+    assert "TooManyRequestsException" in job["last_dispatch_error"]
+    assert processor_runs.events == []
+
+    # WHEN SQS redelivers it
+    retry = process_batch(
+        sqs_event(direct("doc.pdf", model="ocr"), receive_count=2), lambda_context, router
+    )
+
+    # THEN the job is dispatched, once
+    assert retry["batchItemFailures"] == []
+    assert processor_runs.runs_of(job["job_id"]) == 1
+    assert "dispatch_confirmed_at" in aws.job(job["job_id"])
+
+
+@pytest.mark.parametrize(
+    ("client_name", "operation", "code", "message"),
+    [
+        pytest.param(
+            "sagemaker",
+            "UpdateEndpointWeightsAndCapacities",
+            "ValidationException",
+            "Cannot update in-progress endpoint",
+            id="endpoint-updating",
+        ),
+        pytest.param(
+            "sagemaker",
+            "DescribeEndpoint",
+            "ThrottlingException",
+            "Rate exceeded",
+            id="describe-throttled",
+        ),
+        pytest.param(
+            "runtime",
+            "InvokeEndpointAsync",
+            "ThrottlingException",
+            "Rate exceeded",
+            id="invoke-throttled",
+        ),
+        pytest.param(
+            "s3", "PutObject", "SlowDown", "Please reduce your request rate", id="manifest-slowdown"
+        ),
+    ],
+)
+def test_transient_vl_fault_is_retried_and_the_job_is_not_lost(
+    aws: EmulatedAws,
+    make_router: RouterFactory,
+    lambda_context: Any,
+    faults: Faults,
+    client_name: str,
+    operation: str,
+    code: str,
+    message: str,
+) -> None:
+    # GIVEN a VL endpoint at zero and one AWS call that fails transiently once
+    aws.set_vl_instances(0)
+    aws.put_input("scan.pdf")
+    faults.fail_calls(getattr(aws, client_name), operation, code=code, message=message)
+    router = make_router()
+    body = direct("scan.pdf", model="PaddleOCR-VL")
+
+    # WHEN the message is processed, then redelivered
+    first = process_batch(sqs_event(body), lambda_context, router)
+    [waiting] = aws.store.list_all()
+    second = process_batch(sqs_event(body, receive_count=2), lambda_context, router)
+
+    # THEN the first attempt is retried with the job still QUEUED, and the retry submits it
+    assert failed_message_ids(first) == ["message-0"]
+    assert waiting["status"] == JobStatus.QUEUED
+    assert code in waiting["last_dispatch_error"]
+    assert second["batchItemFailures"] == []
+    job = aws.job(waiting["job_id"])
+    assert job["inference_id"] == waiting["job_id"]
+    assert aws.vl_instances() == 1
+
+
+def test_lost_claim_release_expires_so_the_retry_still_dispatches(
+    aws: EmulatedAws,
+    make_router: RouterFactory,
+    processor_runs: RecordingProcessorInvoker,
+    lambda_context: Any,
+    faults: Faults,
+) -> None:
+    # GIVEN the invoke is throttled and then the table rejects the claim's release as well
+    aws.put_input("doc.pdf")
+    faults.fail_calls(aws.lambda_client, "Invoke")
+    faults.fail_calls(
+        aws.table.meta.client, "UpdateItem", code="ProvisionedThroughputExceededException", skip=1
+    )  # the claim passes, the release fails
+    router = make_router(dispatch_lease_seconds=0)
+    body = direct("doc.pdf", model="ocr")
+
+    # WHEN the message fails, its claim lease runs out and SQS redelivers it
+    first = process_batch(sqs_event(body), lambda_context, router)
+    time.sleep(0.01)
+    second = process_batch(sqs_event(body, receive_count=2), lambda_context, router)
+
+    # THEN the retry takes the expired claim over and the job runs once
+    assert failed_message_ids(first) == ["message-0"]
+    assert second["batchItemFailures"] == []
+    [job] = aws.store.list_all()
+    assert processor_runs.runs_of(job["job_id"]) == 1
+
+
+def test_a_missing_processor_function_is_retried_not_failed(
+    aws: EmulatedAws, lambda_context: Any, make_router: RouterFactory, faults: Faults
+) -> None:
+    # GIVEN the processor function cannot be found (a deployment fault, not the user's; moto's
+    # Docker-less Lambda answers any name, so the fault is injected at the client)
+    aws.put_input("doc.pdf")
+    faults.fail_calls(
+        aws.lambda_client,
+        "Invoke",
+        code="ResourceNotFoundException",
+        message=f"Function not found: {PROCESSOR_FUNCTION}",
+        status=404,
+    )
+
+    # WHEN a job arrives
+    event = sqs_event(direct("doc.pdf", model="ocr"))
+    response = process_batch(event, lambda_context, make_router())
+
+    # THEN the message is retried (and dead-lettered if it persists); the job stays QUEUED
+    assert failed_message_ids(response) == ["message-0"]
+    [job] = aws.store.list_all()
+    assert job["status"] == JobStatus.QUEUED
+    assert "ResourceNotFoundException" in job["last_dispatch_error"]
+
+
+# -- telemetry ----------------------------------------------------------------------------------
+def test_routing_emits_a_per_model_metric_and_logs_the_job_id(
+    aws: EmulatedAws, make_router: RouterFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a structure job and an invoker logging to a buffer
+    aws.put_input("doc.pdf")
+    log = io.StringIO()
+    router = make_router(logger=Logger(service="invoker-log-test", stream=log))
+
+    # WHEN it is routed
+    [outcome] = router.handle_message(direct("doc.pdf", model="structure"))
+
+    # THEN a JobsRouted metric carries the model, and every job log line carries the job id
+    metrics = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line]
+    assert {"JobsRouted": [1.0], "model": "PP-StructureV3"}.items() <= metrics[-1].items()
+    logs = [json.loads(line) for line in log.getvalue().splitlines()]
+    assert [entry["message"] for entry in logs] == ["job dispatched"]
+    assert all(entry["job_id"] == outcome.job_id for entry in logs)

@@ -1,0 +1,125 @@
+"""Scale-in handler: the backlog alarm's notification sets the idle VL endpoint to zero."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from botocore.exceptions import ClientError
+
+from lambdas.scale_in.scaling import EndpointScaler, ScaleInAction
+from tests.lambdas.support import VL_ENDPOINT, EmulatedAws, Faults, sns_message
+
+
+def alarm(state: str) -> str:
+    message = sns_message("sns_cloudwatch_alarm_alarm.json")
+    message["NewStateValue"] = state
+    return json.dumps(message)
+
+
+def test_alarm_scales_an_endpoint_with_an_instance_in_to_zero(
+    aws: EmulatedAws, scaler: EndpointScaler
+) -> None:
+    # GIVEN the VL endpoint running one instance
+    aws.set_vl_instances(1)
+
+    # WHEN the idle-backlog alarm goes to ALARM
+    report = scaler.handle_message(alarm("ALARM"))
+
+    # THEN the endpoint is set to zero instances
+    assert report.action is ScaleInAction.SCALED_IN
+    assert report.instances_before == 1
+    assert aws.vl_instances() == 0
+
+
+@pytest.mark.parametrize("state", ["OK", "INSUFFICIENT_DATA"])
+def test_other_alarm_states_leave_the_endpoint_alone(
+    aws: EmulatedAws, scaler: EndpointScaler, state: str
+) -> None:
+    # GIVEN the VL endpoint running one instance
+    aws.set_vl_instances(1)
+
+    # WHEN the alarm reports a state other than ALARM
+    report = scaler.handle_message(alarm(state))
+
+    # THEN nothing changes
+    assert report.action is ScaleInAction.NOT_IN_ALARM
+    assert aws.vl_instances() == 1
+
+
+def test_alarm_with_the_endpoint_already_at_zero_is_a_no_op(
+    aws: EmulatedAws, scaler: EndpointScaler
+) -> None:
+    # GIVEN the VL endpoint already at zero
+    aws.set_vl_instances(0)
+
+    # WHEN the alarm goes to ALARM
+    report = scaler.handle_message(alarm("ALARM"))
+
+    # THEN it is reported as already at zero
+    assert report.action is ScaleInAction.ALREADY_AT_ZERO
+    assert aws.vl_instances() == 0
+
+
+def test_alarm_while_the_endpoint_is_updating_reports_it_and_changes_nothing(
+    aws: EmulatedAws, scaler: EndpointScaler, faults: Faults
+) -> None:
+    # GIVEN an endpoint with one instance in the middle of an update
+    aws.set_vl_instances(1)
+    faults.force_endpoint_status(VL_ENDPOINT, "Updating")
+
+    # WHEN the alarm goes to ALARM
+    report = scaler.handle_message(alarm("ALARM"))
+
+    # THEN the report says so and leaves the retry to the next alarm evaluation
+    assert report.action is ScaleInAction.ENDPOINT_UPDATING
+    assert "next alarm evaluation retries" in report.detail
+    assert aws.vl_instances() == 1
+
+
+def test_endpoint_that_starts_updating_under_the_call_is_reported_not_raised(
+    aws: EmulatedAws, scaler: EndpointScaler, faults: Faults
+) -> None:
+    # GIVEN an endpoint that begins an update between our describe and our update call
+    aws.set_vl_instances(1)
+    faults.fail_calls(
+        aws.sagemaker,
+        "UpdateEndpointWeightsAndCapacities",
+        code="ValidationException",
+        message=f'Cannot update in-progress endpoint "{VL_ENDPOINT}".',
+    )
+
+    # WHEN the alarm goes to ALARM
+    report = scaler.handle_message(alarm("ALARM"))
+
+    # THEN it is reported as updating
+    assert report.action is ScaleInAction.ENDPOINT_UPDATING
+    assert aws.vl_instances() == 1
+
+
+def test_throttled_describe_is_raised_for_lambdas_async_retry(
+    aws: EmulatedAws, scaler: EndpointScaler, faults: Faults
+) -> None:
+    # GIVEN SageMaker throttles DescribeEndpoint
+    aws.set_vl_instances(1)
+    faults.fail_calls(aws.sagemaker, "DescribeEndpoint")
+
+    # WHEN the alarm goes to ALARM
+    # THEN the error propagates (Lambda retries the asynchronous invocation)
+    with pytest.raises(ClientError, match="ThrottlingException"):
+        scaler.handle_message(alarm("ALARM"))
+    assert aws.vl_instances() == 1
+
+
+def test_a_message_that_is_not_an_alarm_is_ignored(
+    aws: EmulatedAws, scaler: EndpointScaler
+) -> None:
+    # GIVEN the endpoint at one instance
+    aws.set_vl_instances(1)
+
+    # WHEN something other than an alarm notification arrives
+    report = scaler.handle_message(json.dumps({"hello": "world"}))
+
+    # THEN nothing changes
+    assert report.action is ScaleInAction.UNRECOGNIZED
+    assert aws.vl_instances() == 1

@@ -1,0 +1,145 @@
+"""The status store: conditional transitions on the emulated DynamoDB table."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from idp.errors import CorruptDocument, UnsupportedModel
+from idp.names import JobStatus, OcrModel
+from idp.store import JobStore
+from tests.lambdas.support import INPUT_BUCKET, EmulatedAws
+
+
+def create(store: JobStore, job_id: str = "job-1", **overrides: Any) -> bool:
+    fields: dict[str, Any] = {
+        "job_id": job_id,
+        "model": OcrModel.PP_OCRV5,
+        "lang": "en",
+        "input_bucket": INPUT_BUCKET,
+        "input_key": "a.pdf",
+        "options": {"pdf_scale": 2.0},
+        **overrides,
+    }
+    return store.create(**fields)
+
+
+def test_a_job_is_created_once(aws: EmulatedAws) -> None:
+    # GIVEN a created job
+    assert create(aws.store)
+
+    # WHEN the same job is created again (a redelivery)
+    again = create(aws.store, lang="fr")
+
+    # THEN the second create is refused and the first record stands
+    assert again is False
+    job = aws.job("job-1")
+    assert (job["status"], job["lang"], job["backend"]) == ("QUEUED", "en", "lambda")
+    assert job["options"] == {"pdf_scale": 2.0}
+
+
+def test_a_rejected_job_is_created_failed_with_what_the_user_sent(aws: EmulatedAws) -> None:
+    # GIVEN an invalid request for an unknown model
+    # WHEN it is recorded, twice
+    first = aws.store.create_failed(
+        job_id="job-2",
+        error=UnsupportedModel("unknown OCR model 'tesseract'"),
+        model="tesseract",
+        lang=None,
+        input_bucket=INPUT_BUCKET,
+        input_key="a.pdf",
+    )
+    second = aws.store.create_failed(
+        job_id="job-2",
+        error=UnsupportedModel("unknown OCR model 'tesseract'"),
+        model="tesseract",
+        lang=None,
+        input_bucket=INPUT_BUCKET,
+        input_key="a.pdf",
+    )
+
+    # THEN one FAILED record carries the code, the model as sent and a finish time
+    assert (first, second) == (True, False)
+    job = aws.job("job-2")
+    assert (job["status"], job["model"]) == ("FAILED", "tesseract")
+    assert job["error"]["code"] == "UNSUPPORTED_MODEL"
+    assert job["finished_at"] == job["created_at"]
+    [listed] = aws.store.list_by_status(JobStatus.FAILED)
+    assert listed["job_id"] == "job-2"
+
+
+def test_terminal_states_never_regress(aws: EmulatedAws) -> None:
+    # GIVEN a job that ran and failed
+    create(aws.store)
+    assert aws.store.mark_processing("job-1")
+    assert aws.store.mark_failed("job-1", CorruptDocument("truncated"))
+
+    # WHEN late transitions arrive
+    late = [
+        aws.store.mark_processing("job-1"),
+        aws.store.mark_completed("job-1", result_uri="s3://r/k", page_count=1, timings_ms={}),
+        aws.store.mark_failed("job-1", CorruptDocument("again")),
+        aws.store.claim_dispatch("job-1"),
+    ]
+
+    # THEN every one is refused and the job stays FAILED with its first error
+    assert late == [False, False, False, False]
+    job = aws.job("job-1")
+    assert (job["status"], job["error"]["message"], job["attempts"]) == ("FAILED", "truncated", 1)
+
+
+def test_only_one_claim_wins_until_it_is_released(aws: EmulatedAws) -> None:
+    # GIVEN a queued job claimed once
+    create(aws.store)
+    assert aws.store.claim_dispatch("job-1")
+
+    # WHEN another delivery tries, then the holder releases after a failure, then it retries
+    second = aws.store.claim_dispatch("job-1")
+    aws.store.release_dispatch("job-1", reason="Invoke: ThrottlingException: Rate exceeded")
+    third = aws.store.claim_dispatch("job-1")
+
+    # THEN only the claim after the release succeeds, and the failure is on the record
+    assert (second, third) == (False, True)
+    job = aws.job("job-1")
+    assert job["dispatch_failures"] == 1
+    assert "ThrottlingException" in job["last_dispatch_error"]
+
+
+def test_an_expired_unconfirmed_claim_can_be_taken_over_but_a_confirmed_one_cannot(
+    aws: EmulatedAws,
+) -> None:
+    # GIVEN two jobs claimed with leases that have run out; only the second was confirmed
+    create(aws.store, "job-a")
+    create(aws.store, "job-b")
+    assert aws.store.claim_dispatch("job-a", lease_seconds=0)
+    assert aws.store.claim_dispatch("job-b", lease_seconds=0)
+    aws.store.record_dispatch("job-b", dispatch_target="lambda:processor")
+    time.sleep(0.01)
+
+    # WHEN a later delivery tries to claim each
+    # THEN it takes the abandoned claim over and leaves the confirmed dispatch alone
+    assert aws.store.claim_dispatch("job-a") is True
+    assert aws.store.claim_dispatch("job-b") is False
+    assert aws.job("job-b")["dispatch_target"] == "lambda:processor"
+
+
+def test_completion_records_the_result_and_counts_attempts(aws: EmulatedAws) -> None:
+    # GIVEN a job the processor picked up twice
+    create(aws.store)
+    aws.store.mark_processing("job-1")
+    aws.store.mark_processing("job-1")
+
+    # WHEN it completes
+    done = aws.store.mark_completed(
+        "job-1",
+        result_uri="s3://r/results/job-1/result.json",
+        page_count=3,
+        timings_ms={"total": 1234.5},
+    )
+
+    # THEN the record has the result, the pages, the timings and two attempts
+    assert done
+    job = aws.job("job-1")
+    assert (job["status"], job["page_count"], job["attempts"]) == ("COMPLETED", 3, 2)
+    assert job["timings_ms"] == {"total": 1234.5}
+    assert "finished_at" in job
