@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import urllib.request
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
@@ -76,6 +77,10 @@ class EmbeddedAws:
         host, port = server.get_host_and_port()
         self._server = server
         self.endpoint = AwsEndpoint(url=f"http://{host}:{port}")
+        # moto keeps its state per process: start every emulator empty.
+        reset = urllib.request.Request(f"{self.endpoint.url}/moto-api/reset", method="POST")
+        with urllib.request.urlopen(reset, timeout=10):  # noqa: S310 - loopback emulator URL
+            pass
         return self.endpoint
 
     def stop(self) -> None:

@@ -11,6 +11,7 @@ import importlib
 import multiprocessing
 import os
 import queue
+import sys
 import threading
 import time
 import traceback
@@ -64,6 +65,10 @@ _INHERITED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "
 
 def _serve(conn: Connection, handler_path: str, env: dict[str, str], memory_mb: int) -> None:
     """Child process body: import the handler once, then answer invocations until closed."""
+    # A function's output is its log (CloudWatch on AWS); locally it goes to stderr, so the
+    # CLI's stdout carries only what the CLI itself prints (e.g. `--json`).
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     inherited = {key: os.environ[key] for key in _INHERITED_ENV if key in os.environ}
     os.environ.clear()
     os.environ.update({**inherited, **env})

@@ -38,7 +38,7 @@ def _idp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 
 def _page(lines: list[str]) -> Any:
     """A small page of known text (small pages keep the engine fast on a 2-core machine)."""
-    return render_page(lines, size=(1400, 60 + 55 * len(lines)), font_size=28, margin=40)
+    return render_page(lines, size=(1700, 80 + 66 * len(lines)), font_size=34, margin=50)
 
 
 def _page_text(result: dict[str, Any], page: int) -> str:
