@@ -78,7 +78,8 @@ class EmbeddedAws:
         self._server = server
         self.endpoint = AwsEndpoint(url=f"http://{host}:{port}")
         # moto keeps its state per process: start every emulator empty.
-        reset = urllib.request.Request(f"{self.endpoint.url}/moto-api/reset", method="POST")
+        reset_url = f"{self.endpoint.url}/moto-api/reset"
+        reset = urllib.request.Request(reset_url, method="POST")  # noqa: S310 - loopback URL
         with urllib.request.urlopen(reset, timeout=10):  # noqa: S310 - loopback emulator URL
             pass
         return self.endpoint
