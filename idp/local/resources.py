@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,9 +36,15 @@ class LocalResources:
     scale_in_alarm: str
     visibility_timeout_seconds: int
 
-    def function_env(self, function: Function, *, vl_enabled: bool) -> dict[str, str]:
+    def function_env(
+        self,
+        function: Function,
+        *,
+        vl_enabled: bool,
+        overrides: Mapping[Env, str] | None = None,
+    ) -> dict[str, str]:
         """The environment the stack gives this function, with emulator names filled in."""
-        values = {
+        values: dict[Env, str] = {
             Env.JOBS_TABLE: self.jobs_table,
             Env.INPUT_BUCKET: self.input_bucket,
             Env.RESULTS_BUCKET: self.results_bucket,
@@ -51,6 +58,7 @@ class LocalResources:
             Env.ALLOW_HUB_DOWNLOAD: "false",
             Env.POWERTOOLS_SERVICE_NAME: FUNCTIONS[function].service.value,
             Env.POWERTOOLS_METRICS_NAMESPACE: names.METRICS_NAMESPACE,
+            **(overrides or {}),
         }
         return {key.value: values[key] for key in FUNCTIONS[function].env}
 

@@ -28,10 +28,12 @@ from pydantic import BaseModel, Field
 
 from idp import names
 from idp.local.emulator import ACCOUNT_ID, AwsEndpoint
+from idp.local.faults import DynamoDbThrottlingProxy, FaultCounter, Faults
 from idp.local.functions import Invocation, LocalFunction
 from idp.local.resources import LocalResources
 from idp.local.service_api import ApiError, LocalServiceApi
 from idp.local.vl_endpoint import VlEndpointSimulator
+from idp.names import Env, JobStatus
 from idp.topology import FUNCTIONS, PROCESSOR_ON_FAILURE_TOPIC, Function, Topic
 
 logger = logging.getLogger("idp.local")
@@ -54,6 +56,9 @@ class LocalSettings(BaseModel):
     vl_substitute: bool = False  # run the VL plumbing with the substitute PP-OCRv5 engine
     vl_startup_timeout_seconds: float = 300.0
     models_dir: Path | None = None  # offline weights for the substitute VL engine
+    max_pages: int = names.DEFAULT_MAX_PAGES
+    max_input_bytes: int = names.DEFAULT_MAX_INPUT_BYTES
+    faults: Faults = Field(default_factory=Faults)
 
 
 @dataclass
@@ -93,10 +98,20 @@ class LocalRuntime:
         )
         self._async_queue: list[tuple[dict[str, Any], int]] = []
         self._async_cv = threading.Condition()
+        faults = settings.faults
+        self.processor_crashes = FaultCounter(faults.processor_crashes)
+        self.lambda_invoke_throttles = FaultCounter(faults.lambda_invoke_throttles)
+        self.dynamodb_proxy: DynamoDbThrottlingProxy | None = None
+        if faults.dynamodb_write_throttles and endpoint.url:
+            self.dynamodb_proxy = DynamoDbThrottlingProxy(
+                upstream=endpoint.url, throttles=FaultCounter(faults.dynamodb_write_throttles)
+            )
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
         self.api.start()
+        if self.dynamodb_proxy is not None:
+            self.dynamodb_proxy.start()
         settings = self.settings
         tmp_root = settings.work_dir / "lambda-tmp"
         tmp_root.mkdir(parents=True, exist_ok=True)
@@ -105,8 +120,17 @@ class LocalRuntime:
                 **self.endpoint.process_env(),
                 "AWS_ENDPOINT_URL_LAMBDA": self.api.url,
                 "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME": self.api.url,
-                **self.resources.function_env(function, vl_enabled=settings.vl_enabled),
+                **self.resources.function_env(
+                    function,
+                    vl_enabled=settings.vl_enabled,
+                    overrides={
+                        Env.MAX_PAGES: str(settings.max_pages),
+                        Env.MAX_INPUT_BYTES: str(settings.max_input_bytes),
+                    },
+                ),
             }
+            if self.dynamodb_proxy is not None:
+                env["AWS_ENDPOINT_URL_DYNAMODB"] = self.dynamodb_proxy.url
             concurrency = 1
             timeout = float(spec.timeout_seconds)
             # Each function gets its own /tmp, the only writable path on Lambda.
@@ -147,6 +171,8 @@ class LocalRuntime:
         for function in self.functions.values():
             function.shutdown()
         self.api.stop()
+        if self.dynamodb_proxy is not None:
+            self.dynamodb_proxy.stop()
 
     def _spawn(self, name: str, target: Any, *args: Any) -> None:
         thread = threading.Thread(target=self._guard, args=(target, *args), name=name, daemon=True)
@@ -220,6 +246,9 @@ class LocalRuntime:
     def _on_lambda_invoke(self, name: str, invocation_type: str, body: bytes) -> tuple[int, bytes]:
         function = self._function_by_name(name)
         event = json.loads(body or b"{}")
+        if self.lambda_invoke_throttles.take():
+            logger.warning("fault: throttling Lambda Invoke of %s", function.value)
+            raise ApiError(429, "TooManyRequestsException", "Rate Exceeded.")
         if invocation_type == "Event":
             if function is Function.PROCESSOR:
                 self.stats.processor_events[str(event.get("job_id"))] += 1
@@ -298,7 +327,29 @@ class LocalRuntime:
 
     def _invoke(self, function: Function, event: Any) -> Invocation:
         self.stats.invocations[function.value] += 1
-        return self.functions[function].invoke(event)
+        finished = threading.Event()
+        if function is Function.PROCESSOR and self.processor_crashes.take():
+            # Fault: the execution environment dies while the job is in flight (OOM kill,
+            # host failure): once the job shows PROCESSING, the worker process is killed.
+            threading.Thread(
+                target=self._crash_when_processing,
+                args=(str(event.get("job_id")), finished),
+                daemon=True,
+            ).start()
+        try:
+            return self.functions[function].invoke(event)
+        finally:
+            finished.set()
+
+    def _crash_when_processing(self, job_id: str, finished: threading.Event) -> None:
+        table = self.endpoint.resource("dynamodb").Table(self.resources.jobs_table)
+        while not finished.wait(0.05):
+            item = table.get_item(Key={names.JOB_ID_ATTR: job_id}, ConsistentRead=True)
+            if item.get("Item", {}).get("status") == JobStatus.PROCESSING.value:
+                if not finished.wait(self.settings.faults.processor_crash_after_seconds):
+                    killed = self.functions[Function.PROCESSOR].kill_in_flight()
+                    logger.warning("fault: killed %d processor environment(s)", killed)
+                return
 
     # -- SNS → Lambda ----------------------------------------------------------------------------
     def _deliver_sns(self, function: Function, queue_url: str) -> None:

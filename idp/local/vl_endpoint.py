@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from idp import names
+from idp.local.faults import FaultCounter
 from idp.local.service_api import ApiError, AsyncInvokeAccepted, AsyncInvokeRequest
 from idp.topology import Topic
 
@@ -88,6 +89,8 @@ class VlEndpointSimulator:
         self._threads: list[threading.Thread] = []
         self.starts = 0  # how many times the container was started (tests read it)
         self._log_path = settings.work_dir / "vl-container.log"
+        self._throttles = FaultCounter(settings.faults.endpoint_invoke_throttles)
+        self._inference_errors = FaultCounter(settings.faults.vl_inference_errors)
 
     # -- public ---------------------------------------------------------------------------------
     def start(self) -> None:
@@ -121,6 +124,9 @@ class VlEndpointSimulator:
         return self.backlog() / self._instances
 
     def accept(self, request: AsyncInvokeRequest) -> AsyncInvokeAccepted:
+        if self._throttles.take():
+            logger.warning("fault: throttling InvokeEndpointAsync")
+            raise ApiError(400, "ThrottlingException", "Rate exceeded")
         if request.endpoint_name != self._resources.vl_endpoint:
             raise ApiError(400, "ValidationError", f"Endpoint {request.endpoint_name} not found.")
         if not request.input_location.startswith("s3://"):
@@ -307,6 +313,11 @@ class VlEndpointSimulator:
     ) -> None:
         if start_error is not None:
             self._finish(item, 500, {"error": start_error}, s3, sns)
+            return
+        if self._inference_errors.take():
+            logger.warning("fault: the VL container answers %s with an error", item.inference_id)
+            error = {"code": "ENGINE_ERROR", "message": "injected fault: the model server failed"}
+            self._finish(item, 500, {"error": error}, s3, sns)
             return
         bucket, key = _split_s3(item.input_location)
         body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()

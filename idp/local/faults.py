@@ -1,0 +1,122 @@
+"""Faults the local runtime can inject, for reliability tests and drills: none by default.
+
+They act where AWS would fail — an execution environment dying, an API throttling, the endpoint
+answering an error, DynamoDB rejecting a write — never inside handler code.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from pydantic import BaseModel, Field
+
+logger = logging.getLogger("idp.local.faults")
+
+
+class Faults(BaseModel):
+    """How many times each fault fires (counts go down as they fire)."""
+
+    processor_crashes: int = Field(default=0, ge=0)  # kill the environment mid-job
+    processor_crash_after_seconds: float = Field(default=0.0, ge=0)  # after PROCESSING shows
+    lambda_invoke_throttles: int = Field(default=0, ge=0)  # TooManyRequestsException
+    endpoint_invoke_throttles: int = Field(default=0, ge=0)  # InvokeEndpointAsync throttled
+    vl_inference_errors: int = Field(default=0, ge=0)  # the container answers 500
+    dynamodb_write_throttles: int = Field(default=0, ge=0)  # ProvisionedThroughputExceeded
+
+
+class FaultCounter:
+    """Thread-safe countdown of one fault."""
+
+    def __init__(self, count: int) -> None:
+        self._left = count
+        self._lock = threading.Lock()
+        self.fired = 0
+
+    def take(self) -> bool:
+        with self._lock:
+            if self._left <= 0:
+                return False
+            self._left -= 1
+            self.fired += 1
+            return True
+
+
+_WRITE_TARGETS = ("PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem")
+
+
+class DynamoDbThrottlingProxy:
+    """Forwards DynamoDB calls to the emulator, rejecting the first N writes as throttled.
+
+    The handlers reach it through AWS_ENDPOINT_URL_DYNAMODB; their SDK retries must make the
+    throttled writes land (no lost update).
+    """
+
+    def __init__(self, *, upstream: str, throttles: FaultCounter) -> None:
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                proxy._forward(self)
+
+            def log_message(self, format: str, *args: object) -> None:
+                logger.debug(format, *args)
+
+        self._upstream = upstream
+        self.throttles = throttles
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _forward(self, request: BaseHTTPRequestHandler) -> None:
+        body = request.rfile.read(int(request.headers.get("Content-Length") or 0))
+        target = request.headers.get("X-Amz-Target", "")
+        if target.rsplit(".", 1)[-1] in _WRITE_TARGETS and self.throttles.take():
+            logger.warning("fault: throttling DynamoDB %s", target)
+            payload = json.dumps(
+                {
+                    "__type": "com.amazonaws.dynamodb.v20120810#"
+                    "ProvisionedThroughputExceededException",
+                    "message": "The level of configured provisioned throughput was exceeded",
+                }
+            ).encode()
+            self._reply(request, 400, payload, "application/x-amz-json-1.0")
+            return
+        headers = {
+            key: value
+            for key, value in request.headers.items()
+            if key.lower() not in ("host", "content-length", "connection")
+        }
+        upstream = urllib.request.Request(  # noqa: S310 - loopback emulator URL
+            f"{self._upstream}{request.path}", data=body, headers=headers, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(upstream, timeout=60) as response:  # noqa: S310
+                status, content, ctype = response.status, response.read(), response.headers
+        except urllib.error.HTTPError as exc:
+            status, content, ctype = exc.code, exc.read(), exc.headers
+        self._reply(request, status, content, ctype.get("Content-Type", "application/json"))
+
+    @staticmethod
+    def _reply(request: BaseHTTPRequestHandler, status: int, body: bytes, ctype: str) -> None:
+        request.send_response(status)
+        request.send_header("Content-Type", ctype)
+        request.send_header("Content-Length", str(len(body)))
+        request.end_headers()
+        request.wfile.write(body)
