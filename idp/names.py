@@ -317,10 +317,16 @@ VL_ENGINE_SUBSTITUTE_PPOCRV5: Final = "substitute-ppocrv5"
 
 
 class Metric(StrEnum):
-    """Powertools metrics (namespace METRICS_NAMESPACE, count per job) the dashboard plots."""
+    """Powertools metrics (namespace METRICS_NAMESPACE) emitted by the functions and plotted."""
 
-    JOBS_COMPLETED = "JobsCompleted"
+    JOBS_ROUTED = "JobsRouted"
     JOBS_FAILED = "JobsFailed"
+    JOBS_COMPLETED = "JobsCompleted"
+    DISPATCH_RETRIES = "DispatchRetries"
+    DUPLICATE_DELIVERIES = "DuplicateDeliveries"
+    ENDPOINT_SCALE_OUT = "EndpointScaleOut"
+    ENDPOINT_SCALE_IN = "EndpointScaleIn"
+    IGNORED_NOTIFICATIONS = "IgnoredNotifications"
 
 
 class ProcessorEnv(StrEnum):

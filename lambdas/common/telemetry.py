@@ -6,21 +6,10 @@ a shared Powertools `Metrics` object would force one dimension set per invocatio
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from aws_lambda_powertools import single_metric
 from aws_lambda_powertools.metrics import MetricUnit
 
-
-class Metric(StrEnum):
-    JOBS_ROUTED = "JobsRouted"
-    JOBS_FAILED = "JobsFailed"
-    JOBS_COMPLETED = "JobsCompleted"
-    DISPATCH_RETRIES = "DispatchRetries"
-    DUPLICATE_DELIVERIES = "DuplicateDeliveries"
-    ENDPOINT_SCALE_OUT = "EndpointScaleOut"
-    ENDPOINT_SCALE_IN = "EndpointScaleIn"
-    IGNORED_NOTIFICATIONS = "IgnoredNotifications"
+from idp.names import Metric
 
 
 class Telemetry:

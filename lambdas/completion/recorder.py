@@ -20,11 +20,11 @@ from pydantic import ValidationError
 
 from idp import names
 from idp.errors import InferenceFailure, JobError, ProcessorCrashed, error_from_code
-from idp.names import JobStatus
+from idp.names import JobStatus, Metric
 from idp.results import OcrResult
 from idp.store import JobStore
 from lambdas.common.aws import error_code, parse_s3_uri, s3_uri
-from lambdas.common.telemetry import Metric, Telemetry
+from lambdas.common.telemetry import Telemetry
 from lambdas.completion.notifications import (
     AsyncInferenceNotification,
     LambdaDestinationRecord,

@@ -49,11 +49,11 @@ from idp.jobs import (
     read_message,
     validate_language,
 )
-from idp.names import Backend, OcrModel
+from idp.names import Backend, Metric, OcrModel
 from idp.store import DEFAULT_DISPATCH_LEASE_SECONDS, JobStore
 from lambdas.common.aws import describe_error, error_code, is_transient
 from lambdas.common.endpoint import ScaleResult
-from lambdas.common.telemetry import Metric, Telemetry
+from lambdas.common.telemetry import Telemetry
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from idp.names import Metric
 from lambdas.common.aws import is_endpoint_busy
 from lambdas.common.endpoint import EndpointCapacity, ScaleResult
-from lambdas.common.telemetry import Metric, Telemetry
+from lambdas.common.telemetry import Telemetry
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
