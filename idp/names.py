@@ -230,10 +230,26 @@ COMPLETION_MEMORY_MB: Final = 256
 COMPLETION_TIMEOUT_SECONDS: Final = 300
 SCALE_IN_MEMORY_MB: Final = 128
 SCALE_IN_TIMEOUT_SECONDS: Final = 30
+SWEEPER_MEMORY_MB: Final = 256
+SWEEPER_TIMEOUT_SECONDS: Final = 120
+SWEEPER_SCHEDULE_MINUTES: Final = 15
 QUEUE_MAX_RECEIVE_COUNT: Final = 4
 QUEUE_VISIBILITY_TIMEOUT_SECONDS: Final = 6 * INVOKER_TIMEOUT_SECONDS
+# An invoker's claim to dispatch a job expires before the message can be seen again, so a
+# redelivery after an invoker crash can take the job over instead of dropping it.
+DISPATCH_LEASE_SECONDS: Final = QUEUE_VISIBILITY_TIMEOUT_SECONDS // 3
 PROCESSOR_ASYNC_RETRY_ATTEMPTS: Final = 2
 PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS: Final = 6 * 3600
+# A job untouched for longer than this is stale: no worker can still be on it. PROCESSING:
+# every async attempt at its full timeout, plus Lambda's retry back-off and a margin. QUEUED:
+# the longest a dispatched job can wait (the async event age, or an endpoint request's TTL plus
+# its invocation timeout), plus a margin.
+STALE_PROCESSING_SECONDS: Final = (
+    1 + PROCESSOR_ASYNC_RETRY_ATTEMPTS
+) * PROCESSOR_TIMEOUT_SECONDS + 3600
+STALE_QUEUED_SECONDS: Final = (
+    PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS + VL_INVOCATION_TIMEOUT_SECONDS + 3600
+)
 
 
 class Env(StrEnum):
@@ -250,6 +266,9 @@ class Env(StrEnum):
     MAX_PAGES = "MAX_PAGES"
     MAX_INPUT_BYTES = "MAX_INPUT_BYTES"
     ALLOW_HUB_DOWNLOAD = "ALLOW_HUB_DOWNLOAD"
+    DISPATCH_LEASE_SECONDS = "DISPATCH_LEASE_SECONDS"
+    STALE_PROCESSING_SECONDS = "STALE_PROCESSING_SECONDS"
+    STALE_QUEUED_SECONDS = "STALE_QUEUED_SECONDS"
     POWERTOOLS_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME"
     POWERTOOLS_METRICS_NAMESPACE = "POWERTOOLS_METRICS_NAMESPACE"
     AWS_ENDPOINT_URL = "AWS_ENDPOINT_URL"
@@ -265,6 +284,7 @@ class Service(StrEnum):
     PROCESSOR = "ocr-processor"
     COMPLETION = "completion-handler"
     SCALE_IN = "scale-in"
+    SWEEPER = "stale-job-sweeper"
     VL_ENDPOINT = "vl-endpoint"
 
 

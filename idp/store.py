@@ -27,7 +27,7 @@ _ACTIVE = (JobStatus.QUEUED.value, JobStatus.PROCESSING.value)
 
 # Longer than one invoker run (its timeout), shorter than the queue's visibility timeout, so the
 # redelivery that follows a crashed invoker can take the claim over.
-DEFAULT_DISPATCH_LEASE_SECONDS: Final = 2 * names.INVOKER_TIMEOUT_SECONDS
+DEFAULT_DISPATCH_LEASE_SECONDS: Final = names.DISPATCH_LEASE_SECONDS
 
 
 def _iso(moment: datetime) -> str:
@@ -275,20 +275,41 @@ class JobStore:
         """Active → FAILED with the error's code and message. False when already terminal."""
         return self._finish(job_id, JobStatus.FAILED, {"error": error.to_record(), **fields})
 
-    def _finish(self, job_id: str, status: JobStatus, fields: Mapping[str, Any]) -> bool:
+    def mark_stale(self, job_id: str, error: JobError, *, last_updated_at: str) -> bool:
+        """Active → FAILED, only if nothing touched the job since `last_updated_at` was read."""
+        return self._finish(
+            job_id,
+            JobStatus.FAILED,
+            {"error": error.to_record()},
+            unchanged_since=last_updated_at,
+        )
+
+    def _finish(
+        self,
+        job_id: str,
+        status: JobStatus,
+        fields: Mapping[str, Any],
+        *,
+        unchanged_since: str | None = None,
+    ) -> bool:
         now = utc_now()
         sets = "".join(f", #{k} = :{k}" for k in fields)
+        condition = "#s IN (:a0, :a1)"
+        values: dict[str, Any] = {
+            ":status": status.value,
+            ":now": now,
+            ":a0": _ACTIVE[0],
+            ":a1": _ACTIVE[1],
+            **{f":{k}": v for k, v in fields.items()},
+        }
+        if unchanged_since is not None:
+            condition += " AND updated_at = :seen"
+            values[":seen"] = unchanged_since
         return self._update(
             job_id,
             f"SET #s = :status, finished_at = :now, updated_at = :now{sets}",
-            {
-                ":status": status.value,
-                ":now": now,
-                ":a0": _ACTIVE[0],
-                ":a1": _ACTIVE[1],
-                **{f":{k}": v for k, v in fields.items()},
-            },
-            condition="#s IN (:a0, :a1)",
+            values,
+            condition=condition,
             extra_names={f"#{k}": k for k in fields},
         )
 

@@ -27,6 +27,7 @@ class Function(StrEnum):
     PROCESSOR = "OcrProcessor"
     COMPLETION = "CompletionHandler"
     SCALE_IN = "ScaleInHandler"
+    SWEEPER = "StaleJobSweeper"
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class FunctionSpec:
     timeout_seconds: int
     env: tuple[Env, ...]  # environment variables the function reads
     topics: tuple[Topic, ...] = ()  # SNS topics the function is subscribed to
+    schedule_minutes: int | None = None  # run on a schedule (EventBridge rule)
 
 
 _ZIP_ENV: Final = (
@@ -60,6 +62,7 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
             Env.VL_ENDPOINT_NAME,
             Env.VL_VARIANT_NAME,
             Env.MAX_INPUT_BYTES,
+            Env.DISPATCH_LEASE_SECONDS,
         ),
     ),
     Function.PROCESSOR: FunctionSpec(
@@ -95,6 +98,20 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
             Env.POWERTOOLS_METRICS_NAMESPACE,
         ),
         topics=(Topic.SCALE_IN,),
+    ),
+    Function.SWEEPER: FunctionSpec(
+        handler="lambdas.sweeper.handler.lambda_handler",
+        service=Service.SWEEPER,
+        memory_mb=names.SWEEPER_MEMORY_MB,
+        timeout_seconds=names.SWEEPER_TIMEOUT_SECONDS,
+        env=(
+            Env.JOBS_TABLE,
+            Env.STALE_PROCESSING_SECONDS,
+            Env.STALE_QUEUED_SECONDS,
+            Env.POWERTOOLS_SERVICE_NAME,
+            Env.POWERTOOLS_METRICS_NAMESPACE,
+        ),
+        schedule_minutes=names.SWEEPER_SCHEDULE_MINUTES,
     ),
 }
 

@@ -37,6 +37,7 @@ from infra.scale_in import ScaleInHandler
 from infra.settings import Settings
 from infra.status_table import StatusTable
 from infra.storage import Storage
+from infra.sweeper import JobSweeper
 from infra.topics import PipelineTopic
 from infra.vl_endpoint import VlEndpoint
 
@@ -95,6 +96,7 @@ class PaddleIdpStack(Stack):
         self.invoker = self._invoker(code, layers)
         self.completion = self._completion(code, layers)
         self.scale_in = self._scale_in(code, layers) if self.vl_endpoint is not None else None
+        self.sweeper = self._sweeper(code, layers)
 
         self._dashboard()
         self._outputs()
@@ -125,6 +127,9 @@ class PaddleIdpStack(Stack):
             Env.VL_ENABLED: _flag(settings.vl_enabled),
             Env.VL_VARIANT_NAME: names.VL_VARIANT_NAME,
             Env.VL_ENDPOINT_NAME: "",  # set by _vl_endpoint when the endpoint exists
+            Env.DISPATCH_LEASE_SECONDS: str(names.DISPATCH_LEASE_SECONDS),
+            Env.STALE_PROCESSING_SECONDS: str(names.STALE_PROCESSING_SECONDS),
+            Env.STALE_QUEUED_SECONDS: str(names.STALE_QUEUED_SECONDS),
         }
 
     def _processor(self) -> OcrProcessor:
@@ -244,11 +249,30 @@ class PaddleIdpStack(Stack):
         self.vl_endpoint.grant_scale(scale_in.role)
         return scale_in
 
+    def _sweeper(self, code: lambda_.Code, layers: list[lambda_.ILayerVersion]) -> JobSweeper:
+        spec = FUNCTIONS[Function.SWEEPER]
+        assert spec.schedule_minutes is not None
+        sweeper = JobSweeper(
+            self,
+            Function.SWEEPER.value,
+            spec=spec,
+            code=code,
+            layers=layers,
+            environment=self._environment,
+            log_retention=self._log_retention,
+            every=Duration.minutes(spec.schedule_minutes),
+            failure_queue=self.async_failures.queue,
+        )
+        self.async_failures.grant_dead_lettering(sweeper.role)
+        self.status.grant_job_access(sweeper.role)
+        return sweeper
+
     def _dashboard(self) -> None:
         functions = [
             ("Invoker", self.invoker.function),
             ("OCR processor", self.processor.function),
             ("Completion", self.completion.function),
+            ("Stale-job sweeper", self.sweeper.function),
         ]
         if self.scale_in is not None:
             functions.append(("Scale-in", self.scale_in.function))

@@ -1,6 +1,6 @@
 """Regenerate the sample documents shipped in samples/ (run from the repo root).
 
-    .venv/bin/python samples/generate.py
+.venv/bin/python samples/generate.py
 """
 
 from __future__ import annotations
@@ -20,9 +20,7 @@ def main() -> None:
     images = [render_page(lines, size=PAGE_SIZE, font_size=30, margin=90) for lines in pages]
     pdf = encode_pages(images, "PDF", resolution=PDF_RESOLUTION)
     (HERE / "sample-letter.pdf").write_bytes(pdf)
-    (HERE / "sample-letter.txt").write_text(
-        "\n\n".join("\n".join(lines) for lines in pages) + "\n"
-    )
+    (HERE / "sample-letter.txt").write_text("\n\n".join("\n".join(lines) for lines in pages) + "\n")
     print(f"wrote {HERE / 'sample-letter.pdf'} ({len(pdf)} bytes, {len(pages)} pages)")
 
 

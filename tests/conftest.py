@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,9 +47,9 @@ def lambda_context() -> FakeLambdaContext:
 
 
 @pytest.fixture(scope="session")
-def models_dir() -> Iterator[Path]:
+def models_dir() -> Path:
     """The offline PP-OCRv5 weights unpacked by `make setup` (idp.offline_weights)."""
     path = Path(os.environ.get("IDP_MODELS_DIR", REPO_ROOT / ".models"))
     if not (path / "PP-OCRv5_mobile_rec" / "inference.pdiparams").is_file():
         pytest.fail(f"offline weights missing under {path}: run `make setup`")
-    yield path
+    return path

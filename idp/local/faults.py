@@ -23,6 +23,7 @@ class Faults(BaseModel):
 
     processor_crashes: int = Field(default=0, ge=0)  # kill the environment mid-job
     processor_crash_after_seconds: float = Field(default=0.0, ge=0)  # after PROCESSING shows
+    lost_failure_destinations: int = Field(default=0, ge=0)  # on-failure record never arrives
     lambda_invoke_throttles: int = Field(default=0, ge=0)  # TooManyRequestsException
     endpoint_invoke_throttles: int = Field(default=0, ge=0)  # InvokeEndpointAsync throttled
     vl_inference_errors: int = Field(default=0, ge=0)  # the container answers 500

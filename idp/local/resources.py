@@ -58,6 +58,9 @@ class LocalResources:
             Env.ALLOW_HUB_DOWNLOAD: "false",
             Env.POWERTOOLS_SERVICE_NAME: FUNCTIONS[function].service.value,
             Env.POWERTOOLS_METRICS_NAMESPACE: names.METRICS_NAMESPACE,
+            Env.DISPATCH_LEASE_SECONDS: str(names.DISPATCH_LEASE_SECONDS),
+            Env.STALE_PROCESSING_SECONDS: str(names.STALE_PROCESSING_SECONDS),
+            Env.STALE_QUEUED_SECONDS: str(names.STALE_QUEUED_SECONDS),
             **(overrides or {}),
         }
         return {key.value: values[key] for key in FUNCTIONS[function].env}

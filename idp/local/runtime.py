@@ -56,6 +56,9 @@ class LocalSettings(BaseModel):
     vl_substitute: bool = False  # run the VL plumbing with the substitute PP-OCRv5 engine
     vl_startup_timeout_seconds: float = 300.0
     models_dir: Path | None = None  # offline weights for the substitute VL engine
+    sweep_interval_seconds: float = 60.0  # the stack runs the sweeper every 15 minutes
+    stale_processing_seconds: float = names.STALE_PROCESSING_SECONDS
+    stale_queued_seconds: float = names.STALE_QUEUED_SECONDS
     max_pages: int = names.DEFAULT_MAX_PAGES
     max_input_bytes: int = names.DEFAULT_MAX_INPUT_BYTES
     faults: Faults = Field(default_factory=Faults)
@@ -101,6 +104,7 @@ class LocalRuntime:
         faults = settings.faults
         self.processor_crashes = FaultCounter(faults.processor_crashes)
         self.lambda_invoke_throttles = FaultCounter(faults.lambda_invoke_throttles)
+        self.lost_failure_destinations = FaultCounter(faults.lost_failure_destinations)
         self.dynamodb_proxy: DynamoDbThrottlingProxy | None = None
         if faults.dynamodb_write_throttles and endpoint.url:
             self.dynamodb_proxy = DynamoDbThrottlingProxy(
@@ -126,6 +130,12 @@ class LocalRuntime:
                     overrides={
                         Env.MAX_PAGES: str(settings.max_pages),
                         Env.MAX_INPUT_BYTES: str(settings.max_input_bytes),
+                        # The claim must expire before the shortened visibility timeout does.
+                        Env.DISPATCH_LEASE_SECONDS: str(
+                            max(1, settings.visibility_timeout_seconds // 2)
+                        ),
+                        Env.STALE_PROCESSING_SECONDS: str(settings.stale_processing_seconds),
+                        Env.STALE_QUEUED_SECONDS: str(settings.stale_queued_seconds),
                     },
                 ),
             }
@@ -157,6 +167,9 @@ class LocalRuntime:
             self._spawn("async-invoke", self._run_async_invokes)
         for function, url in self.resources.delivery_queue_urls.items():
             self._spawn(f"sns-{function.value}", self._deliver_sns, function, url)
+        for function, spec in FUNCTIONS.items():
+            if spec.schedule_minutes is not None:
+                self._spawn(f"schedule-{function.value}", self._run_on_schedule, function)
         if settings.vl_enabled:
             self.vl.start()
             self._spawn("scale-in-alarm", self._evaluate_alarm)
@@ -274,7 +287,7 @@ class LocalRuntime:
         attempts = 1 + self.settings.async_retry_attempts
         result = Invocation("error")
         for attempt in range(1, attempts + 1):
-            result = self._invoke(function, event)
+            result = self._invoke(function, event, attempt=attempt)
             if result.ok:
                 return result
             logger.warning(
@@ -316,7 +329,9 @@ class LocalRuntime:
                 "errorType": result.error_type,
             },
         }
-        if function is Function.PROCESSOR:
+        if function is Function.PROCESSOR and self.lost_failure_destinations.take():
+            logger.warning("fault: the on-failure destination record is lost")
+        elif function is Function.PROCESSOR:
             self._sns.publish(
                 TopicArn=self.resources.topic_arns[PROCESSOR_ON_FAILURE_TOPIC],
                 Message=json.dumps(record),
@@ -325,7 +340,7 @@ class LocalRuntime:
             self.stats.failed_deliveries.append(record)
             logger.error("%s dropped an event after %d attempts", function.value, attempts)
 
-    def _invoke(self, function: Function, event: Any) -> Invocation:
+    def _invoke(self, function: Function, event: Any, *, attempt: int = 1) -> Invocation:
         self.stats.invocations[function.value] += 1
         finished = threading.Event()
         if function is Function.PROCESSOR and self.processor_crashes.take():
@@ -333,7 +348,7 @@ class LocalRuntime:
             # host failure): once the job shows PROCESSING, the worker process is killed.
             threading.Thread(
                 target=self._crash_when_processing,
-                args=(str(event.get("job_id")), finished),
+                args=(str(event.get("job_id")), attempt, finished),
                 daemon=True,
             ).start()
         try:
@@ -341,15 +356,19 @@ class LocalRuntime:
         finally:
             finished.set()
 
-    def _crash_when_processing(self, job_id: str, finished: threading.Event) -> None:
+    def _crash_when_processing(self, job_id: str, attempt: int, finished: threading.Event) -> None:
+        """Kill the processor once this attempt shows on the job (PROCESSING, attempts ≥ n)."""
         table = self.endpoint.resource("dynamodb").Table(self.resources.jobs_table)
         while not finished.wait(0.05):
             item = table.get_item(Key={names.JOB_ID_ATTR: job_id}, ConsistentRead=True)
-            if item.get("Item", {}).get("status") == JobStatus.PROCESSING.value:
-                if not finished.wait(self.settings.faults.processor_crash_after_seconds):
-                    killed = self.functions[Function.PROCESSOR].kill_in_flight()
-                    logger.warning("fault: killed %d processor environment(s)", killed)
-                return
+            record = item.get("Item", {})
+            started = int(record.get("attempts", 0)) >= attempt
+            if started and record.get("status") == JobStatus.PROCESSING.value:
+                if finished.wait(self.settings.faults.processor_crash_after_seconds):
+                    return
+                if self.functions[Function.PROCESSOR].kill_in_flight():
+                    logger.warning("fault: killed the processor in attempt %d", attempt)
+                    return
 
     # -- SNS → Lambda ----------------------------------------------------------------------------
     def _deliver_sns(self, function: Function, queue_url: str) -> None:
@@ -386,6 +405,22 @@ class LocalRuntime:
                 # SNS invokes Lambda asynchronously: same retry policy as any async invoke.
                 self._invoke_async(function, event)
                 self._sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
+
+    # -- EventBridge schedule ---------------------------------------------------------------------
+    def _run_on_schedule(self, function: Function) -> None:
+        """Invoke a scheduled function (asynchronously, as EventBridge does) every interval."""
+        while not self._stop.wait(self.settings.sweep_interval_seconds):
+            event = {
+                "version": "0",
+                "id": str(uuid.uuid4()),
+                "detail-type": "Scheduled Event",
+                "source": "aws.events",
+                "time": _now(),
+                "region": self.resources.region,
+                "resources": [],
+                "detail": {},
+            }
+            self._invoke_async(function, event)
 
     # -- SageMaker Runtime InvokeEndpointAsync --------------------------------------------------
     def _on_invoke_endpoint_async(self, request: Any) -> Any:

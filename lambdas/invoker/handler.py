@@ -69,6 +69,7 @@ def job_router() -> JobRouter:
         ),
         vl=vl,
         max_input_bytes=config.max_input_bytes,
+        dispatch_lease_seconds=config.dispatch_lease_seconds,
         telemetry=Telemetry(namespace=config.metrics_namespace, service=config.service),
         logger=logger,
     )

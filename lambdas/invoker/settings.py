@@ -19,6 +19,9 @@ class InvokerSettings(EnvSettings):
     max_input_bytes: int = Field(
         default=names.DEFAULT_MAX_INPUT_BYTES, gt=0, alias=Env.MAX_INPUT_BYTES.value
     )
+    dispatch_lease_seconds: int = Field(
+        default=names.DISPATCH_LEASE_SECONDS, gt=0, alias=Env.DISPATCH_LEASE_SECONDS.value
+    )
     metrics_namespace: str = Field(
         default=names.METRICS_NAMESPACE, alias=Env.POWERTOOLS_METRICS_NAMESPACE.value
     )

@@ -46,6 +46,7 @@ def test_sizes_are_those_of_the_spec() -> None:
         Function.PROCESSOR: (4096, 900),
         Function.COMPLETION: (256, 300),
         Function.SCALE_IN: (128, 30),
+        Function.SWEEPER: (256, 120),
     }
 
 

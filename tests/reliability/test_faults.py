@@ -87,6 +87,30 @@ def test_processor_crashing_on_every_attempt_ends_failed_with_attempts(
         _assert_completed_with_text(pipeline, _run(pipeline, good), good_text)
 
 
+def test_job_left_processing_by_a_lost_failure_record_is_ended_by_the_sweep(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    # GIVEN a processor that dies on every attempt and an on-failure record that never arrives,
+    # and a sweeper whose PROCESSING deadline is shortened for the test
+    faults = Faults(processor_crashes=3, lost_failure_destinations=1)
+    with running(
+        tmp_path,
+        models_dir,
+        faults=faults,
+        stale_processing_seconds=15.0,
+        sweep_interval_seconds=1.0,
+    ) as pipeline:
+        path, _ = _document(tmp_path, 27)
+
+        # WHEN the job is submitted
+        record = _run(pipeline, path)
+
+        # THEN the stale-job sweep ends it FAILED instead of leaving it PROCESSING forever
+        assert record["status"] == JobStatus.FAILED
+        assert record["error"]["code"] == "STALE_JOB"
+        assert record["attempts"] == 3
+
+
 def test_worker_killed_while_a_job_is_in_flight_is_picked_up_again(
     tmp_path: Path, models_dir: Path
 ) -> None:

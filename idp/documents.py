@@ -1,0 +1,398 @@
+"""Decode an input document into page images: media type by magic bytes, then rasterize.
+
+Every way a user's file can be unusable ends here as a typed JobError (empty, unsupported,
+corrupt, encrypted, no pages, too many pages, too large), before any OCR work is spent on it.
+Pages are produced one at a time so a long document never holds more than one page in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import re
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from idp import names
+from idp.errors import (
+    CorruptDocument,
+    EmptyInput,
+    EncryptedDocument,
+    ImageTooLarge,
+    NoPages,
+    TooManyPages,
+    UnsupportedMediaType,
+)
+from idp.names import MediaType
+from idp.ocr.engine import PageImage
+
+SUPPORTED_FORMATS: Final = "PDF, PNG, JPEG, TIFF, BMP, WEBP"
+
+# A PDF's header may follow up to 1 KiB of leading junk (readers accept it), and its
+# end-of-file marker may be followed by a little trailing junk.
+_PDF_HEADER_WINDOW: Final = 1024
+_PDF_TRAILER_WINDOW: Final = 4096
+
+_PDF_ENCRYPT_RE: Final = re.compile(rb"/Encrypt\s*(?:\d+\s+\d+\s+R|<<)")
+_PDF_EMPTY_TREE_RE: Final = re.compile(rb"/Count\s+0(?![\d.])")
+_PDF_PAGES_RE: Final = re.compile(rb"/Count\s+[1-9]")
+
+_IMAGE_SIGNATURES: Final[tuple[tuple[bytes, MediaType], ...]] = (
+    (b"\x89PNG\r\n\x1a\n", MediaType.PNG),
+    (b"\xff\xd8\xff", MediaType.JPEG),
+    (b"II*\x00", MediaType.TIFF),
+    (b"MM\x00*", MediaType.TIFF),
+    (b"II+\x00", MediaType.TIFF),  # BigTIFF
+    (b"MM\x00+", MediaType.TIFF),
+    (b"BM", MediaType.BMP),
+)
+
+# Formats people upload by mistake, named so the error says what the file really is.
+_OTHER_SIGNATURES: Final[tuple[tuple[bytes, str], ...]] = (
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"PK\x03\x04", "a ZIP container (DOCX, XLSX, PPTX, ODT or ZIP)"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an OLE2 file (legacy DOC, XLS or PPT)"),
+    (b"{\\rtf", "an RTF document"),
+    (b"%!PS", "a PostScript file"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"Rar!", "a RAR archive"),
+    (b"\x00\x00\x00\x0cjP  ", "a JPEG 2000 image"),
+    (b"\xff\x4f\xff\x51", "a JPEG 2000 codestream"),
+    (b"\x00\x00\x01\x00", "an ICO icon"),
+    (b"8BPS", "a Photoshop document"),
+)
+
+_DECODE_ERRORS: Final = (
+    OSError,
+    ValueError,
+    SyntaxError,
+    EOFError,
+    IndexError,
+    KeyError,
+    TypeError,
+    Image.DecompressionBombError,
+)
+
+
+@dataclass(frozen=True)
+class DocumentFacts:
+    """What was learned about the input before any page is rendered."""
+
+    media_type: MediaType
+    page_count: int
+
+
+def detect_media_type(data: bytes) -> MediaType:
+    """The supported media type of `data`, judged by its content alone.
+
+    Raises EmptyInput for zero bytes and UnsupportedMediaType naming what the content is.
+    """
+    if not data:
+        raise EmptyInput("the input file is empty (0 bytes)")
+    for signature, media_type in _IMAGE_SIGNATURES:
+        if data.startswith(signature):
+            return media_type
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return MediaType.WEBP
+    if b"%PDF-" in data[:_PDF_HEADER_WINDOW]:
+        return MediaType.PDF
+    raise UnsupportedMediaType(
+        f"unsupported document format: the content is {describe_content(data)}; "
+        f"supported formats are {SUPPORTED_FORMATS}"
+    )
+
+
+def describe_content(data: bytes) -> str:  # noqa: PLR0911 - one answer per kind
+    """A short human description of content that is not a supported document."""
+    for signature, description in _OTHER_SIGNATURES:
+        if data.startswith(signature):
+            return description
+    if data[4:8] == b"ftyp":
+        brand = data[8:12].decode("ascii", "replace")
+        if brand in ("heic", "heix", "mif1", "msf1", "avif"):
+            return "a HEIF/AVIF image"
+        return "an ISO media file (MP4/MOV/HEIF)"
+    if data[:4] == b"RIFF":
+        return "a RIFF container that is not WEBP (e.g. WAV or AVI)"
+    head = data[:4096]
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        # A multi-byte character cut at the window edge is still text.
+        try:
+            text = head[:-3].decode("utf-8")
+        except UnicodeDecodeError:
+            return "unrecognized binary data"
+    lowered = text.lstrip("\ufeff \t\r\n").lower()
+    if lowered.startswith(("<!doctype html", "<html")) or "<html" in lowered[:512]:
+        return "an HTML document"
+    if lowered.startswith("<?xml") or lowered.startswith("<svg"):
+        return "an SVG image" if "<svg" in lowered[:1024] else "an XML document"
+    if lowered.startswith(("{", "[")):
+        return "JSON or other plain text"
+    if all(ch.isprintable() or ch in "\t\r\n\f" for ch in text):
+        return "plain text"
+    return "unrecognized binary data"
+
+
+class Document:
+    """An opened input document whose pages are rasterized lazily, one at a time.
+
+    Use as a context manager; `pages()` yields RGB PageImages with 1-based page numbers.
+    """
+
+    def __init__(
+        self,
+        data: bytes,
+        *,
+        pdf_scale: float = names.DEFAULT_PDF_SCALE,
+        max_pages: int = names.DEFAULT_MAX_PAGES,
+        max_pixels: int = names.MAX_IMAGE_PIXELS,
+    ) -> None:
+        self.media_type = detect_media_type(data)
+        self._data = data
+        self._pdf_scale = pdf_scale
+        self._max_pixels = max_pixels
+        self._pdf: Any = None  # pypdfium2.PdfDocument (the package ships no type hints)
+        self._image: Image.Image | None = None
+        try:
+            if self.media_type is MediaType.PDF:
+                self.page_count = self._open_pdf()
+            else:
+                self.page_count = self._open_image()
+        except BaseException:
+            self.close()
+            raise
+        if self.page_count < 1:
+            self.close()
+            raise NoPages(f"the {_label(self.media_type)} has no pages")
+        if self.page_count > max_pages:
+            self.close()
+            raise TooManyPages(
+                f"the {_label(self.media_type)} has {self.page_count} pages; "
+                f"the limit is {max_pages} (setting {names.Env.MAX_PAGES.value})"
+            )
+
+    @property
+    def facts(self) -> DocumentFacts:
+        return DocumentFacts(media_type=self.media_type, page_count=self.page_count)
+
+    def pages(self) -> Iterator[PageImage]:
+        """Yield each page as RGB pixels, in order; only the current page is held."""
+        for index in range(self.page_count):
+            if self._pdf is not None:
+                pixels = self._render_pdf_page(index)
+            else:
+                pixels = self._decode_image_frame(index)
+            yield PageImage(page=index + 1, pixels=pixels)
+
+    # -- PDF -------------------------------------------------------------------------------------
+    def _open_pdf(self) -> int:
+        pdfium = _pdfium()
+
+        if b"%%EOF" not in self._data[-_PDF_TRAILER_WINDOW:]:
+            raise CorruptDocument(
+                "the PDF has no end-of-file marker (%%EOF): the file looks truncated or damaged"
+            )
+        try:
+            pdf = pdfium.PdfDocument(self._data)
+        except pdfium.PdfiumError as exc:
+            # PDFium's error code can be stale (it is not reset by a failure that sets none,
+            # such as an empty page tree), so the file itself decides between the causes.
+            if _PDF_ENCRYPT_RE.search(self._data):
+                raise EncryptedDocument(
+                    "the PDF is encrypted and needs a password to open; upload it unprotected"
+                ) from None
+            if _PDF_EMPTY_TREE_RE.search(self._data) and not _PDF_PAGES_RE.search(self._data):
+                return 0
+            raise CorruptDocument(f"the PDF cannot be read: {exc}") from None
+        self._pdf = pdf
+        # Filled-in form fields render with the page; a form that fails to load is optional.
+        with contextlib.suppress(pdfium.PdfiumError):
+            pdf.init_forms()
+        return len(pdf)
+
+    def _render_pdf_page(self, index: int) -> npt.NDArray[np.uint8]:
+        pdfium = _pdfium()
+
+        assert self._pdf is not None
+        number = index + 1
+        try:
+            page = self._pdf[index]
+        except pdfium.PdfiumError as exc:
+            raise CorruptDocument(f"PDF page {number} cannot be loaded: {exc}") from None
+        try:
+            width_pt, height_pt = page.get_size()
+            width = math.ceil(width_pt * self._pdf_scale)
+            height = math.ceil(height_pt * self._pdf_scale)
+            if width < 1 or height < 1:
+                raise CorruptDocument(f"PDF page {number} has an empty page box")
+            self._check_pixels(width, height, f"PDF page {number} rendered at {self._pdf_scale}×")
+            try:
+                bitmap = page.render(scale=self._pdf_scale, rev_byteorder=True)
+            except (pdfium.PdfiumError, ValueError) as exc:
+                raise CorruptDocument(f"PDF page {number} cannot be rendered: {exc}") from None
+            try:
+                pixels = np.array(bitmap.to_numpy()[:, :, :3], dtype=np.uint8, order="C")
+            finally:
+                bitmap.close()
+        finally:
+            page.close()
+        return pixels
+
+    # -- raster images -------------------------------------------------------------------------
+    def _open_image(self) -> int:
+        image = self._open_pil()
+        self._image = image
+        self._check_pixels(image.width, image.height, _label(self.media_type))
+        if self.media_type is MediaType.TIFF:
+            try:
+                return int(getattr(image, "n_frames", 1))
+            except _DECODE_ERRORS as exc:
+                raise CorruptDocument(f"the TIFF page directory cannot be read: {exc}") from None
+        # Animated PNG/WEBP frames are animation, not pages: only the first one is a page.
+        return 1
+
+    def _open_pil(self) -> Image.Image:
+        """Open without decoding pixels: only the header is read, so a bomb costs nothing."""
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", Image.DecompressionBombWarning)
+                return Image.open(io.BytesIO(self._data), formats=[_PIL_FORMATS[self.media_type]])
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+            raise ImageTooLarge(self._bomb_message(_label(self.media_type))) from None
+        except UnidentifiedImageError:
+            raise CorruptDocument(
+                f"the file starts like a {_label(self.media_type)} but cannot be decoded"
+            ) from None
+        except _DECODE_ERRORS as exc:
+            raise CorruptDocument(
+                f"the {_label(self.media_type)} header cannot be read: {exc}"
+            ) from None
+
+    def _decode_image_frame(self, index: int) -> npt.NDArray[np.uint8]:
+        assert self._image is not None
+        image = self._image
+        label = _label(self.media_type)
+        where = f"{label} page {index + 1}" if self.page_count > 1 else label
+        try:
+            if index:
+                image.seek(index)
+            # Frames of a TIFF may differ in size: check each before decoding it.
+            self._check_pixels(image.width, image.height, where)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", Image.DecompressionBombWarning)
+                image.load()
+                rgb = _to_rgb(ImageOps.exif_transpose(image))
+            return np.asarray(rgb, dtype=np.uint8).copy(order="C")
+        except ImageTooLarge:
+            raise
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+            raise ImageTooLarge(self._bomb_message(where)) from None
+        except _DECODE_ERRORS as exc:
+            raise CorruptDocument(
+                f"the {where} cannot be decoded (truncated or damaged): {exc}"
+            ) from None
+
+    def _bomb_message(self, what: str) -> str:
+        # Pillow's own text quotes its limit, not ours: say what the pipeline accepts.
+        return (
+            f"the {what} declares more pixels than can be decoded safely (a possible "
+            f"decompression bomb); a page may have at most {self._max_pixels / 1e6:.0f} MP"
+        )
+
+    def _check_pixels(self, width: int, height: int, what: str) -> None:
+        if width * height > self._max_pixels:
+            raise ImageTooLarge(
+                f"the {what} is {width}×{height} pixels ({width * height / 1e6:.0f} MP); "
+                f"the limit is {self._max_pixels / 1e6:.0f} MP per page"
+            )
+
+    # -- lifetime ----------------------------------------------------------------------------------
+    def close(self) -> None:
+        if self._pdf is not None:
+            self._pdf.close()
+            self._pdf = None
+        if self._image is not None:
+            self._image.close()
+            self._image = None
+
+    def __enter__(self) -> Document:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def open_document(
+    data: bytes,
+    *,
+    pdf_scale: float = names.DEFAULT_PDF_SCALE,
+    max_pages: int = names.DEFAULT_MAX_PAGES,
+    max_pixels: int = names.MAX_IMAGE_PIXELS,
+) -> Document:
+    """Open `data` as a document (raises the JobError that says why it cannot be used)."""
+    return Document(data, pdf_scale=pdf_scale, max_pages=max_pages, max_pixels=max_pixels)
+
+
+_PIL_FORMATS: Final[dict[MediaType, str]] = {
+    MediaType.PNG: "PNG",
+    MediaType.JPEG: "JPEG",
+    MediaType.TIFF: "TIFF",
+    MediaType.BMP: "BMP",
+    MediaType.WEBP: "WEBP",
+}
+
+_LABELS: Final[dict[MediaType, str]] = {
+    MediaType.PDF: "PDF",
+    MediaType.PNG: "PNG image",
+    MediaType.JPEG: "JPEG image",
+    MediaType.TIFF: "TIFF image",
+    MediaType.BMP: "BMP image",
+    MediaType.WEBP: "WEBP image",
+}
+
+
+def _pdfium() -> Any:
+    import pypdfium2  # type: ignore[import-untyped]
+
+    return pypdfium2
+
+
+def _label(media_type: MediaType) -> str:
+    return _LABELS[media_type]
+
+
+def _to_rgb(image: Image.Image) -> Image.Image:
+    """RGB with transparency flattened onto white (a transparent scan is white paper)."""
+    has_alpha = image.mode in ("RGBA", "LA", "PA") or (
+        image.mode == "P" and "transparency" in image.info
+    )
+    if has_alpha:
+        rgba = image.convert("RGBA")
+        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        return Image.alpha_composite(background, rgba).convert("RGB")
+    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
+        # 16-bit grey: scale to 8 bits rather than clip.
+        array = np.asarray(image, dtype=np.uint32)
+        peak = int(array.max()) or 1
+        grey = (array * 255 // max(peak, 255)).astype(np.uint8)
+        return Image.fromarray(grey).convert("RGB")
+    if image.mode != "RGB":
+        return image.convert("RGB")
+    return image

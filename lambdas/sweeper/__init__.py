@@ -1,0 +1,1 @@
+"""The stale-job sweeper: ends jobs no worker can still be working on."""

@@ -1,0 +1,43 @@
+"""Sweeper entry point: a scheduled event → `StaleJobSweeper.sweep`."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import timedelta
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from aws_lambda_powertools import Logger
+
+from idp.names import JobStatus, Service
+from idp.store import JobStore
+from lambdas.common.aws import CLIENT_CONFIG
+from lambdas.common.telemetry import Telemetry
+from lambdas.sweeper.settings import SweeperSettings
+from lambdas.sweeper.sweep import StaleJobSweeper
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
+logger = Logger(service=Service.SWEEPER.value)
+
+
+@cache
+def sweeper() -> StaleJobSweeper:
+    config = SweeperSettings.from_env()
+    table = boto3.resource("dynamodb", config=CLIENT_CONFIG).Table(config.jobs_table)
+    return StaleJobSweeper(
+        store=JobStore(table),
+        stale_after={
+            JobStatus.PROCESSING: timedelta(seconds=config.stale_processing_seconds),
+            JobStatus.QUEUED: timedelta(seconds=config.stale_queued_seconds),
+        },
+        telemetry=Telemetry(namespace=config.metrics_namespace, service=config.service),
+        logger=logger,
+    )
+
+
+@logger.inject_lambda_context(clear_state=True)
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return asdict(sweeper().sweep())

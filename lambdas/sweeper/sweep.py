@@ -1,0 +1,70 @@
+"""Find jobs stuck in QUEUED or PROCESSING past any legitimate deadline and end them FAILED.
+
+Every other path ends a job by itself (the processor, the on-failure destination, the
+completion handler); the sweep is the safety net for what none of them can see: a lost
+notification, a message parked in the DLQ, an endpoint request that expired unnoticed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from idp.errors import StaleJob
+from idp.names import JobStatus
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools import Logger
+
+    from idp.store import JobStore
+    from lambdas.common.telemetry import Telemetry
+
+
+@dataclass
+class SweepReport:
+    examined: int = 0
+    failed: list[str] = field(default_factory=list)
+
+
+def _parse(timestamp: str) -> datetime:
+    return datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+
+
+class StaleJobSweeper:
+    def __init__(
+        self,
+        *,
+        store: JobStore,
+        stale_after: dict[JobStatus, timedelta],
+        telemetry: Telemetry,
+        logger: Logger,
+    ) -> None:
+        self._store = store
+        self._stale_after = stale_after
+        self._telemetry = telemetry
+        self._logger = logger
+
+    def sweep(self, now: datetime | None = None) -> SweepReport:
+        now = now or datetime.now(UTC)
+        report = SweepReport()
+        for status, limit in self._stale_after.items():
+            for job in self._store.list_by_status(status):
+                report.examined += 1
+                updated_at = str(job.get("updated_at") or job.get("created_at"))
+                idle = now - _parse(updated_at)
+                if idle <= limit:
+                    continue
+                error = StaleJob(
+                    f"the job stayed {status.value} for {idle.total_seconds():.0f} s without "
+                    f"progress (limit {limit.total_seconds():.0f} s); no worker is on it any "
+                    "more. Submit it again."
+                )
+                # Conditional on updated_at: a job that moved meanwhile is left alone.
+                if self._store.mark_stale(job["job_id"], error, last_updated_at=updated_at):
+                    report.failed.append(job["job_id"])
+                    self._telemetry.job_failed(error.code)
+                    self._logger.warning(
+                        "stale job failed", extra={"job_id": job["job_id"], "status": status}
+                    )
+        return report

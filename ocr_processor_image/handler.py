@@ -1,0 +1,99 @@
+"""Lambda entry point of the OCR processor (container image): async-invoked with a DispatchedJob.
+
+Thin: parse the event, hand it to `process_job` with clients, store and the warm engine
+registry, which are all created once per container on the first invocation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from aws_lambda_powertools import Logger
+from pydantic import ValidationError
+
+from idp.errors import InvalidMessage
+from idp.jobs import DispatchedJob
+from idp.names import Service
+from idp.ocr.model_cache import ModelCache
+from idp.ocr.paddle_engines import EngineRegistry, EngineSettings, prepare_paddle_environment
+from idp.store import JobStore
+from ocr_processor_image.processor import ProcessorSettings, process_job
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+    from mypy_boto3_s3 import S3Client
+
+logger = Logger(service=Service.PROCESSOR.value)
+
+
+@dataclass
+class Runtime:
+    """Everything a warm container keeps between invocations."""
+
+    settings: ProcessorSettings
+    s3: S3Client
+    store: JobStore
+    engines: EngineRegistry
+
+
+_runtime: Runtime | None = None
+
+
+def build_runtime(settings: ProcessorSettings | None = None) -> Runtime:
+    import boto3
+
+    settings = settings or ProcessorSettings.from_env()
+    prepare_paddle_environment()
+    s3 = boto3.client("s3")
+    table = boto3.resource("dynamodb").Table(settings.jobs_table)
+    cache = ModelCache(
+        s3=s3,
+        bucket=settings.model_cache_bucket,
+        local_root=settings.models_root,
+        search_roots=(settings.models_dir,) if settings.models_dir else (),
+        allow_hub_download=settings.allow_hub_download,
+    )
+    engines = EngineRegistry(
+        resolve=cache.fetch, settings=EngineSettings(cpu_threads=settings.cpu_threads)
+    )
+    return Runtime(settings=settings, s3=s3, store=JobStore(table), engines=engines)
+
+
+def get_runtime() -> Runtime:
+    global _runtime  # noqa: PLW0603 - the warm container's one shared runtime
+    if _runtime is None:
+        _runtime = build_runtime()
+    return _runtime
+
+
+def set_runtime(runtime: Runtime | None) -> None:
+    """Test and local-runner seam: install a runtime built around other clients."""
+    global _runtime  # noqa: PLW0603
+    _runtime = runtime
+
+
+@logger.inject_lambda_context(clear_state=True)
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    runtime = get_runtime()
+    try:
+        job = DispatchedJob.model_validate(event)
+    except ValidationError as exc:
+        # The invoker only sends validated jobs: this is a bug or a stray invoke. Record it
+        # on the job when the event names one; never raise (a retry cannot fix it).
+        error = InvalidMessage(f"invalid processor event: {exc.error_count()} problems: {exc}")
+        job_id = event.get("job_id") if isinstance(event, dict) else None
+        logger.error("invalid processor event", extra={"job_id": job_id})
+        if isinstance(job_id, str) and job_id:
+            runtime.store.mark_failed(job_id, error)
+        return {"job_id": job_id, "status": "REJECTED", "error": error.to_record()}
+    logger.append_keys(job_id=job.job_id, model=job.model.value, lang=job.lang)
+    outcome = process_job(
+        job,
+        s3=runtime.s3,
+        store=runtime.store,
+        engines=runtime.engines,
+        settings=runtime.settings,
+    )
+    logger.info("job finished", extra={"status": outcome.status, "timings_ms": outcome.timings_ms})
+    return outcome.as_dict()

@@ -1,0 +1,62 @@
+"""ocr_document: pages flow from the decoder to the engine in order, with facts and timings."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from idp import synthetic
+from idp.errors import EncryptedDocument
+from idp.jobs import JobOptions
+from idp.names import MediaType
+from idp.ocr.engine import PageContent, PageImage
+from idp.ocr.pipeline import ocr_document
+from idp.results import EngineInfo, Line
+
+
+class RecordingEngine:
+    """A stand-in engine that reports each page's size as its only line (no OCR)."""
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    @property
+    def info(self) -> EngineInfo:
+        return EngineInfo(name="recording", version="0", models=[])
+
+    def recognize(self, page: PageImage) -> PageContent:
+        self.seen.append(page.page)
+        box = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+        text = f"{page.width}x{page.height}"
+        return PageContent(lines=[Line(text=text, box=box, confidence=1.0)])
+
+
+def test_every_page_is_recognized_in_order_with_facts_and_timings() -> None:
+    # GIVEN a 3-page text PDF of 500×120 pt pages
+    data = synthetic.text_pdf([["one"], ["two"], ["three"]])
+    engine = RecordingEngine()
+    # WHEN it is OCR'd at 1.5× (a job option)
+    outcome = ocr_document(data, engine=engine, options=JobOptions(pdf_scale=1.5), max_pages=3)
+    # THEN pages 1..3 went through the engine in order, at the requested scale
+    assert engine.seen == [1, 2, 3]
+    assert [p.page for p in outcome.pages] == [1, 2, 3]
+    assert [p.text for p in outcome.pages] == ["750x180"] * 3
+    # AND the facts and per-stage timings describe the input
+    assert outcome.media_type is MediaType.PDF
+    assert outcome.page_count == 3
+    assert outcome.sha256 == hashlib.sha256(data).hexdigest()
+    assert set(outcome.timings_ms) == {"open", "rasterize", "ocr"}
+    source = outcome.source(bucket="b", key="input/PP-OCRv5/x.pdf")
+    assert (source.media_type, source.page_count, source.size_bytes) == (
+        "application/pdf",
+        3,
+        len(data),
+    )
+
+
+def test_unusable_input_fails_before_the_engine_sees_a_page() -> None:
+    engine = RecordingEngine()
+    with pytest.raises(EncryptedDocument):
+        ocr_document(synthetic.encrypted_pdf(), engine=engine, options=JobOptions())
+    assert engine.seen == []

@@ -1,0 +1,389 @@
+"""Engines up to the model boundary: which models a job needs, where their dirs come from,
+how the libraries are constructed, and conversion of their documented output.
+
+PP-StructureV3's weights are not available offline, so its pipeline is checked through the
+library's own config merge (predictor creation, which loads weights, is the boundary) and its
+result conversion through a fixture shaped like the documented JSON result.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+import yaml  # type: ignore[import-untyped]
+
+from idp.errors import EngineFailure, ModelUnavailable, UnsupportedLanguage
+from idp.jobs import JobOptions
+from idp.names import SUPPORTED_LANGUAGES
+from idp.ocr.engine import PageImage
+from idp.ocr.model_cache import ModelCache
+from idp.ocr.paddle_engines import (
+    EngineSettings,
+    PPStructureV3Engine,
+    choose_runtime,
+    ocr_engine_kwargs,
+    ocr_model_names,
+    recognition_model_name,
+    resolve_models,
+    structure_engine_kwargs,
+    structure_model_names,
+    structure_page_content,
+)
+from idp.results import EngineInfo
+from tests.processor.conftest import CACHE_BUCKET, Aws
+
+SETTINGS = EngineSettings()
+
+
+def _paddlex_pipeline_config(name: str) -> dict[str, Any]:
+    spec = importlib.util.find_spec("paddlex")
+    assert spec is not None
+    assert spec.origin is not None
+    path = Path(spec.origin).parent / "configs" / "pipelines" / f"{name}.yaml"
+    loaded: dict[str, Any] = yaml.safe_load(path.read_text())
+    return loaded
+
+
+def _model_names_in(config: Any) -> Iterator[str]:
+    if isinstance(config, dict):
+        if isinstance(config.get("model_name"), str):
+            yield config["model_name"]
+        for value in config.values():
+            yield from _model_names_in(value)
+
+
+@pytest.mark.parametrize(
+    ("lang", "model"),
+    [
+        ("en", "PP-OCRv5_mobile_rec"),
+        ("ch", "PP-OCRv5_mobile_rec"),
+        ("japan", "PP-OCRv5_mobile_rec"),
+        ("fr", "latin_PP-OCRv5_mobile_rec"),
+        ("de", "latin_PP-OCRv5_mobile_rec"),
+        ("ru", "eslav_PP-OCRv5_mobile_rec"),
+        ("bg", "cyrillic_PP-OCRv5_mobile_rec"),
+        ("ar", "arabic_PP-OCRv5_mobile_rec"),
+        ("hi", "devanagari_PP-OCRv5_mobile_rec"),
+        ("korean", "korean_PP-OCRv5_mobile_rec"),
+        ("th", "th_PP-OCRv5_mobile_rec"),
+    ],
+)
+def test_language_selects_its_recognition_model(lang: str, model: str) -> None:
+    assert recognition_model_name(lang) == model
+
+
+def test_every_supported_language_maps_to_a_model_or_a_clear_error() -> None:
+    unsupported: list[str] = []
+    for lang in sorted(SUPPORTED_LANGUAGES):
+        try:
+            model = recognition_model_name(lang)
+        except UnsupportedLanguage as exc:
+            message = exc.message
+            unsupported.append(lang)
+        else:
+            message = lang
+            assert model.endswith("_rec")
+        assert lang in message
+    # Only scripts PP-OCRv5 has no model for (e.g. Kannada, Georgian) are refused.
+    assert len(unsupported) < 10, unsupported
+
+
+def test_structure_needs_layout_region_ocr_and_table_models_from_the_paddlex_config() -> None:
+    # GIVEN the default job options
+    roles = structure_model_names("en", JobOptions(), SETTINGS)
+    # THEN every model is one PP-StructureV3's own pipeline config names (or a PP-OCRv5 variant)
+    official = set(_model_names_in(_paddlex_pipeline_config("PP-StructureV3")))
+    for name in roles.values():
+        assert name in official or name.startswith("PP-OCRv5_"), name
+    assert roles["layout_detection"] == "PP-DocLayout_plus-L"
+    assert roles["region_detection"] == "PP-DocBlockLayout"
+    assert roles["wireless_table_structure_recognition"] == "SLANet_plus"
+    assert roles["text_detection"] == "PP-OCRv5_mobile_det"
+    # AND the options that are off by default bring no model
+    assert "textline_orientation" not in roles
+    assert "doc_unwarping" not in roles
+    assert "formula_recognition" not in roles
+
+
+def test_orientation_and_unwarping_options_add_their_models() -> None:
+    options = JobOptions(
+        use_doc_orientation_classify=True, use_doc_unwarping=True, use_textline_orientation=True
+    )
+    roles = ocr_model_names("en", options, SETTINGS)
+    assert roles["doc_orientation_classify"] == "PP-LCNet_x1_0_doc_ori"
+    assert roles["doc_unwarping"] == "UVDoc"
+    assert roles["textline_orientation"] == "PP-LCNet_x1_0_textline_ori"
+
+
+def _fake_model_dir(root: Path, name: str) -> Path:
+    path = root / name
+    path.mkdir(parents=True)
+    # Placeholder weights without a Paddle program: nothing to export to ONNX.
+    (path / "inference.yml").write_text(f"Global:\n  model_name: {name}\n")
+    (path / "inference.pdiparams").write_bytes(b"\0" * 64)
+    return path
+
+
+def test_all_structure_sub_models_resolve_through_the_s3_model_cache(
+    aws: Aws, tmp_path: Path
+) -> None:
+    # GIVEN every PP-StructureV3 sub-model imported into the cache bucket (placeholder weights:
+    # the real ones need a connected machine)
+    roles = structure_model_names("en", JobOptions(), SETTINGS)
+    seeding = ModelCache(s3=aws.s3, bucket=CACHE_BUCKET)
+    for name in set(roles.values()):
+        seeding.import_dir(name, _fake_model_dir(tmp_path / "src", name))
+    cache = ModelCache(s3=aws.s3, bucket=CACHE_BUCKET, local_root=tmp_path / "root")
+    # WHEN they are resolved
+    dirs = resolve_models(roles, cache.fetch)
+    # THEN each role has its own unpacked dir under the local root
+    assert set(dirs) == set(roles)
+    for role, (name, path) in dirs.items():
+        assert path == tmp_path / "root" / name, role
+        assert (path / "inference.pdiparams").is_file()
+
+
+def test_missing_structure_models_are_all_named(aws: Aws, tmp_path: Path) -> None:
+    roles = structure_model_names("en", JobOptions(), SETTINGS)
+    cache = ModelCache(s3=aws.s3, bucket=CACHE_BUCKET, local_root=tmp_path)
+    with pytest.raises(ModelUnavailable) as raised:
+        resolve_models(roles, cache.fetch)
+    for name in ("PP-DocLayout_plus-L", "SLANet_plus", "PP-OCRv5_mobile_rec"):
+        assert name in raised.value.message
+
+
+_DISABLED_WHEN = {
+    ".SubModules.ChartRecognition": "use_chart_recognition",
+    ".SubModules.RegionDetection": "use_region_detection",
+    ".SubPipelines.DocPreprocessor": "use_doc_preprocessor",
+    ".SubPipelines.SealRecognition": "use_seal_recognition",
+    ".SubPipelines.FormulaRecognition": "use_formula_recognition",
+    ".SubPipelines.TableRecognition": "use_table_recognition",
+    "TextLineOrientation": "use_textline_orientation",
+}
+
+
+def _loaded_sub_models(config: dict[str, Any]) -> dict[str, tuple[str, Any]]:
+    """path → (model_name, model_dir) of every sub-module the merged config will load."""
+    flags = {
+        **config,
+        "use_textline_orientation": config["SubPipelines"]["GeneralOCR"].get(
+            "use_textline_orientation"
+        ),
+    }
+    found: dict[str, tuple[str, Any]] = {}
+
+    def walk(node: Any, path: str) -> None:
+        if not isinstance(node, dict):
+            return
+        if any(part in path and not flags.get(flag, True) for part, flag in _DISABLED_WHEN.items()):
+            return
+        if "model_name" in node:
+            found[path] = (node["model_name"], node.get("model_dir"))
+        for key, value in node.items():
+            walk(value, f"{path}.{key}")
+
+    walk(config, "")
+    return found
+
+
+def test_structure_engine_construction_points_every_loaded_sub_model_at_a_local_dir() -> None:
+    from paddleocr import PPStructureV3
+    from paddleocr._pipelines.base import PaddleXPipelineWrapper
+
+    # GIVEN resolved dirs for every required model
+    roles = structure_model_names("en", JobOptions(), SETTINGS)
+    dirs = {role: (name, Path("/tmp/idp-models") / name) for role, name in roles.items()}
+    kwargs = structure_engine_kwargs(dirs, JobOptions(), SETTINGS)
+    # WHEN PPStructureV3 is constructed with them (predictor creation, which loads the
+    # weights, is stubbed: it is the model boundary)
+    with mock.patch.object(PaddleXPipelineWrapper, "_create_paddlex_pipeline", return_value=None):
+        engine = PPStructureV3(**kwargs)
+    config = engine._merged_paddlex_config
+    # THEN every sub-model the pipeline will load has a local dir (nothing goes to the hub),
+    # under the model name that dir holds
+    loaded = _loaded_sub_models(config)
+    assert loaded
+    for path, (name, model_dir) in loaded.items():
+        assert model_dir == str(Path("/tmp/idp-models") / name), path
+    assert config["use_formula_recognition"] is False
+    assert config["use_seal_recognition"] is False
+    assert config["use_doc_preprocessor"] is False
+    text_det = config["SubPipelines"]["GeneralOCR"]["SubModules"]["TextDetection"]
+    assert text_det["limit_type"] == SETTINGS.det_limit_type
+
+
+def test_ocr_engine_construction_uses_local_dirs_and_options() -> None:
+    from paddleocr import PaddleOCR
+    from paddleocr._pipelines.base import PaddleXPipelineWrapper
+
+    options = JobOptions(use_textline_orientation=True)
+    roles = ocr_model_names("fr", options, SETTINGS)
+    dirs = {role: (name, Path("/models") / name) for role, name in roles.items()}
+    with mock.patch.object(PaddleXPipelineWrapper, "_create_paddlex_pipeline", return_value=None):
+        engine = PaddleOCR(**ocr_engine_kwargs(dirs, options, SETTINGS))
+    config = engine._merged_paddlex_config
+    modules = config["SubModules"]
+    assert modules["TextRecognition"]["model_name"] == "latin_PP-OCRv5_mobile_rec"
+    assert modules["TextRecognition"]["model_dir"] == "/models/latin_PP-OCRv5_mobile_rec"
+    assert modules["TextLineOrientation"]["model_dir"] == "/models/PP-LCNet_x1_0_textline_ori"
+    assert config["use_textline_orientation"] is True
+    assert config["use_doc_preprocessor"] is False
+
+
+def test_runtime_is_onnxruntime_only_when_every_model_has_an_onnx_export(tmp_path: Path) -> None:
+    det = _fake_model_dir(tmp_path, "PP-OCRv5_mobile_det")
+    rec = _fake_model_dir(tmp_path, "PP-OCRv5_mobile_rec")
+    dirs = {"text_detection": (det.name, det), "text_recognition": (rec.name, rec)}
+    (det / "inference.onnx").write_bytes(b"onnx")
+    assert choose_runtime(SETTINGS, dirs) == "paddle"
+    (rec / "inference.onnx").write_bytes(b"onnx")
+    assert choose_runtime(SETTINGS, dirs) == "onnxruntime"
+    assert choose_runtime(EngineSettings(runtime="paddle"), dirs) == "paddle"
+
+
+def test_onnxruntime_engine_arguments_pin_threads_and_batch() -> None:
+    dirs = {"text_detection": ("PP-OCRv5_mobile_det", Path("/m/PP-OCRv5_mobile_det"))}
+    kwargs = ocr_engine_kwargs(dirs, JobOptions(), SETTINGS, "onnxruntime")
+    assert kwargs["engine"] == "onnxruntime"
+    assert kwargs["device"] == "cpu"
+    assert kwargs["engine_config"]["intra_op_num_threads"] == SETTINGS.cpu_threads
+    assert kwargs["text_recognition_batch_size"] == 1
+    assert "enable_mkldnn" not in kwargs
+
+
+# A PP-StructureV3 page result in the shape PaddleOCR documents for `result.json["res"]`.
+STRUCTURE_RESULT: dict[str, Any] = {
+    "input_path": None,
+    "page_index": None,
+    "width": 1000,
+    "height": 800,
+    "model_settings": {"use_table_recognition": True, "use_formula_recognition": False},
+    "parsing_res_list": [
+        {
+            "block_label": "doc_title",
+            "block_content": "Quarterly Report",
+            "block_bbox": [100, 40, 600, 90],
+            "block_id": 0,
+            "block_order": 1,
+        },
+        {
+            "block_label": "text",
+            "block_content": "Revenue grew by 12 percent.",
+            "block_bbox": [100, 120, 900, 160],
+            "block_id": 1,
+            "block_order": 2,
+        },
+        {
+            "block_label": "table",
+            "block_content": "<html><body><table><tr><td>Q1</td><td>10</td></tr></table>"
+            "</body></html>",
+            "block_bbox": [100, 200, 900, 400],
+            "block_id": 2,
+            "block_order": 3,
+        },
+        {
+            "block_label": "image",
+            "block_content": "",
+            "block_bbox": [100, 420, 1200, 700],
+            "block_id": 3,
+            "block_order": None,
+        },
+    ],
+    "layout_det_res": {
+        "boxes": [
+            {"cls_id": 10, "label": "doc_title", "score": 0.97, "coordinate": [100, 40, 600, 90]}
+        ]
+    },
+    "overall_ocr_res": {
+        "rec_texts": ["Quarterly Report", "Revenue grew by 12 percent.", " "],
+        "rec_scores": [0.99, 0.97, 0.2],
+        "rec_polys": [
+            [[100, 40], [600, 40], [600, 90], [100, 90]],
+            [[100, 120], [900, 120], [900, 160], [100, 160]],
+            [[0, 0], [1, 0], [1, 1], [0, 1]],
+        ],
+        "rec_boxes": [[100, 40, 600, 90], [100, 120, 900, 160], [0, 0, 1, 1]],
+    },
+    "table_res_list": [
+        {
+            "cell_box_list": [[100, 200, 500, 400], [500, 200, 900, 400]],
+            "pred_html": "<html><body><table><tr><td>Q1</td><td>10</td></tr></table></body></html>",
+            "table_ocr_pred": {"rec_texts": ["Q1", "10"]},
+        }
+    ],
+}
+STRUCTURE_MARKDOWN = "# Quarterly Report\n\nRevenue grew by 12 percent.\n\n<table>...</table>"
+
+
+def test_structure_result_becomes_lines_blocks_and_markdown() -> None:
+    # WHEN the documented result shape is converted
+    content = structure_page_content(STRUCTURE_RESULT, STRUCTURE_MARKDOWN, 1000, 800)
+    # THEN lines keep text, 4-point boxes and scores (blank lines dropped)
+    assert [line.text for line in content.lines] == [
+        "Quarterly Report",
+        "Revenue grew by 12 percent.",
+    ]
+    assert content.lines[0].box == ((100, 40), (600, 40), (600, 90), (100, 90))
+    # AND blocks keep type, reading order and content; tables carry HTML
+    assert [block.type for block in content.blocks] == ["doc_title", "text", "table", "image"]
+    assert content.blocks[0].text == "Quarterly Report"
+    assert content.blocks[2].html is not None
+    assert "<td>Q1</td>" in content.blocks[2].html
+    assert content.blocks[2].text is None
+    assert content.blocks[3].text is None
+    # AND boxes are clipped to the page (the image block overflowed to x=1200)
+    assert content.blocks[3].box[1] == (1000.0, 420.0)
+    assert content.markdown == STRUCTURE_MARKDOWN
+
+
+class _DocumentedStructureResult:
+    """Stand-in for PaddleX's LayoutParsingResultV2 (its weights cannot be had offline):
+    the two documented accessors the engine reads, `.json` and `.markdown`."""
+
+    def __init__(self) -> None:
+        self.json = {"res": STRUCTURE_RESULT}
+        self.markdown = {"markdown_texts": STRUCTURE_MARKDOWN, "markdown_images": {}}
+
+
+class _StructurePipeline:
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+        self.inputs: list[Any] = []
+
+    def predict(self, image: Any) -> list[Any]:
+        self.inputs.append(image)
+        if self.fail:
+            raise RuntimeError("(PreconditionNotMet) tensor shape mismatch")
+        return [_DocumentedStructureResult()]
+
+
+def _page() -> PageImage:
+    import numpy as np
+
+    pixels = np.zeros((800, 1000, 3), dtype=np.uint8)
+    pixels[:, :, 0] = 255  # pure red in RGB
+    return PageImage(page=2, pixels=pixels)
+
+
+def test_structure_engine_feeds_bgr_and_converts_the_result() -> None:
+    pipeline = _StructurePipeline()
+    info = EngineInfo(name="paddleocr", version="3.7.0", models=["PP-DocLayout_plus-L"])
+    engine = PPStructureV3Engine(pipeline, info=info)
+    content = engine.recognize(_page())
+    assert content.markdown == STRUCTURE_MARKDOWN
+    assert len(content.blocks) == 4
+    # PaddleX reads ndarrays as OpenCV BGR: red must arrive in the last channel
+    assert pipeline.inputs[0][0, 0].tolist() == [0, 0, 255]
+
+
+def test_engine_error_on_a_page_becomes_engine_failure() -> None:
+    info = EngineInfo(name="paddleocr", version="3.7.0", models=["PP-DocLayout_plus-L"])
+    engine = PPStructureV3Engine(_StructurePipeline(fail=True), info=info)
+    with pytest.raises(EngineFailure, match="page 2"):
+        engine.recognize(_page())

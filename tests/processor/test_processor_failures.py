@@ -1,0 +1,184 @@
+"""Processor outcomes that need no OCR: missing models or input, limits, faults, duplicates."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+from idp import synthetic
+from idp.jobs import DispatchedJob
+from idp.names import JobStatus, OcrModel
+from idp.ocr.paddle_engines import EngineRegistry
+from ocr_processor_image import handler
+from ocr_processor_image.processor import process_job
+from tests.processor.conftest import RESULTS_BUCKET, Aws
+
+
+def _invoke(job: DispatchedJob, lambda_context: Any) -> dict[str, Any]:
+    return handler.lambda_handler(json.loads(job.model_dump_json()), lambda_context)
+
+
+def _png() -> bytes:
+    return synthetic.encode(
+        synthetic.render_page(["Hello"], size=(200, 60), font_size=20, margin=10), "PNG"
+    )
+
+
+def test_missing_model_fails_fast_with_model_unavailable_naming_it(
+    aws: Aws,
+    empty_cache_registry: EngineRegistry,
+    install_runtime: Callable[..., Any],
+    lambda_context: Any,
+) -> None:
+    # GIVEN an empty model cache, no hub access, and a French PP-OCRv5 job
+    install_runtime(empty_cache_registry)
+    job = aws.create_job("input/PP-OCRv5/page.png", _png(), lang="fr")
+    # WHEN it is processed
+    started = time.perf_counter()
+    _invoke(job, lambda_context)
+    elapsed = time.perf_counter() - started
+    # THEN it is FAILED with MODEL_UNAVAILABLE naming the model, without a long retry loop
+    record = aws.record(job.job_id)
+    assert record["status"] == JobStatus.FAILED
+    assert record["error"]["code"] == "MODEL_UNAVAILABLE"
+    assert "PP-OCRv5_mobile_det" in record["error"]["message"]
+    assert elapsed < 10
+
+
+def test_structure_job_without_its_weights_fails_with_model_unavailable(
+    aws: Aws,
+    empty_cache_registry: EngineRegistry,
+    install_runtime: Callable[..., Any],
+    lambda_context: Any,
+) -> None:
+    # GIVEN a PP-StructureV3 job and a cache without PP-StructureV3's weights
+    install_runtime(empty_cache_registry)
+    job = aws.create_job("input/PP-StructureV3/page.png", _png(), model=OcrModel.PP_STRUCTUREV3)
+    # WHEN it is processed
+    _invoke(job, lambda_context)
+    # THEN the job says which model is missing and how to fill the cache
+    record = aws.record(job.job_id)
+    assert record["error"]["code"] == "MODEL_UNAVAILABLE"
+    assert "PP-DocLayout_plus-L" in record["error"]["message"]
+    assert "sync" in record["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("setup", "code"),
+    [
+        ("missing", "INPUT_NOT_FOUND"),
+        ("oversized", "INPUT_TOO_LARGE"),
+        ("bad-language", "UNSUPPORTED_LANGUAGE"),
+        ("vl-model", "UNSUPPORTED_MODEL"),
+    ],
+)
+def test_job_that_cannot_run_here_fails_with_its_code(
+    setup: str,
+    code: str,
+    aws: Aws,
+    empty_cache_registry: EngineRegistry,
+    install_runtime: Callable[..., Any],
+    lambda_context: Any,
+) -> None:
+    # GIVEN a job whose input, language or model this worker cannot serve
+    install_runtime(empty_cache_registry)
+    if setup == "missing":
+        job = aws.create_job("input/PP-OCRv5/gone.png", None)
+    elif setup == "oversized":
+        job = aws.create_job("input/PP-OCRv5/big.png", b"\x89PNG" + b"\0" * 6 * 1024 * 1024)
+    elif setup == "bad-language":
+        job = aws.create_job("input/PP-OCRv5/page.png", _png(), lang="klingon")
+    else:
+        job = aws.create_job("input/PaddleOCR-VL/page.png", _png(), model=OcrModel.PADDLEOCR_VL)
+    # WHEN it is processed
+    response = _invoke(job, lambda_context)
+    # THEN it ends FAILED with that code, and the handler returned normally
+    assert response["status"] == JobStatus.FAILED
+    assert aws.record(job.job_id)["error"]["code"] == code
+
+
+def test_terminal_job_is_not_processed_again(
+    aws: Aws,
+    empty_cache_registry: EngineRegistry,
+    install_runtime: Callable[..., Any],
+    lambda_context: Any,
+) -> None:
+    # GIVEN a job that already FAILED (e.g. a duplicate async delivery after completion)
+    install_runtime(empty_cache_registry)
+    job = aws.create_job("input/PP-OCRv5/gone.png", None)
+    _invoke(job, lambda_context)
+    first = aws.record(job.job_id)
+    # WHEN it is delivered again
+    response = _invoke(job, lambda_context)
+    # THEN nothing changes: no second attempt, same terminal record
+    assert response["status"] == "SKIPPED"
+    assert aws.record(job.job_id) == first
+
+
+def test_unexpected_fault_is_raised_for_a_lambda_retry_and_work_dir_is_cleaned(
+    aws: Aws, empty_cache_registry: EngineRegistry
+) -> None:
+    # GIVEN a job whose result cannot be written (the results bucket is gone: a fault, not
+    # the user's doing) and a stand-in engine (the real one is not needed to reach the write)
+    from tests.processor.test_registry import StaticEngine
+
+    registry = EngineRegistry(
+        resolve=lambda name: aws.settings.models_root,
+        factories={OcrModel.PP_OCRV5: lambda *_: StaticEngine()},
+    )
+    aws.s3.delete_bucket(Bucket=RESULTS_BUCKET)
+    job = aws.create_job("input/PP-OCRv5/page.png", _png())
+    # WHEN it is processed
+    with pytest.raises(ClientError):
+        process_job(job, s3=aws.s3, store=aws.store, engines=registry, settings=aws.settings)
+    # THEN the job stays active (the retry or the on-failure destination ends it), the attempt
+    # is counted, and the job's scratch files are gone
+    record = aws.record(job.job_id)
+    assert record["status"] == JobStatus.PROCESSING
+    assert record["attempts"] == 1
+    assert not (aws.settings.work_root / job.job_id).exists()
+    assert empty_cache_registry.loaded() == []
+
+
+def test_invalid_event_is_rejected_without_raising(
+    aws: Aws,
+    empty_cache_registry: EngineRegistry,
+    install_runtime: Callable[..., Any],
+    lambda_context: Any,
+) -> None:
+    # GIVEN an event that names a job but is not a DispatchedJob
+    install_runtime(empty_cache_registry)
+    job = aws.create_job("input/PP-OCRv5/page.png", _png())
+    # WHEN the processor receives it
+    response = handler.lambda_handler({"job_id": job.job_id, "bucket": 7}, lambda_context)
+    # THEN the job is FAILED as an invalid message and no retry is triggered
+    assert response["status"] == "REJECTED"
+    assert aws.record(job.job_id)["error"]["code"] == "INVALID_MESSAGE"
+
+
+def test_runtime_is_built_from_the_environment_without_loading_an_engine(
+    aws: Aws, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN the processor's environment as the stack sets it
+    for key, value in {
+        "JOBS_TABLE": "idp-test-jobs",
+        "RESULTS_BUCKET": RESULTS_BUCKET,
+        "MODEL_CACHE_BUCKET": "idp-test-model-cache",
+        "MAX_PAGES": "7",
+        "MAX_INPUT_BYTES": "1000",
+        "ALLOW_HUB_DOWNLOAD": "false",
+        "OCR_CPU_THREADS": "3",
+    }.items():
+        monkeypatch.setenv(key, value)
+    # WHEN a cold container builds its runtime
+    runtime = handler.build_runtime()
+    # THEN the settings come from the environment and no engine is loaded until a job needs it
+    assert (runtime.settings.max_pages, runtime.settings.max_input_bytes) == (7, 1000)
+    assert runtime.settings.allow_hub_download is False
+    assert runtime.engines.settings.cpu_threads == 3
+    assert runtime.engines.loaded() == []

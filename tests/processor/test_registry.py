@@ -1,0 +1,90 @@
+"""EngineRegistry: engines are built lazily, once per (model, language, options), and kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from idp.errors import UnsupportedModel
+from idp.jobs import JobOptions
+from idp.names import OcrModel
+from idp.ocr.engine import OcrEngine, PageContent, PageImage
+from idp.ocr.paddle_engines import EngineRegistry, EngineSettings, ModelResolver
+from idp.results import EngineInfo, Line
+
+
+class StaticEngine:
+    """A stand-in engine (no OCR): one fixed line per page. For registry/processor plumbing."""
+
+    def __init__(self, lang: str = "en") -> None:
+        self.lang = lang
+
+    @property
+    def info(self) -> EngineInfo:
+        return EngineInfo(name="static", version="0", models=["none"])
+
+    def recognize(self, page: PageImage) -> PageContent:
+        box = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+        return PageContent(lines=[Line(text="static", box=box, confidence=1.0)])
+
+
+class CountingFactory:
+    def __init__(self) -> None:
+        self.built: list[tuple[str, JobOptions]] = []
+
+    def __call__(
+        self, lang: str, options: JobOptions, resolve: ModelResolver, settings: EngineSettings
+    ) -> OcrEngine:
+        self.built.append((lang, options))
+        return StaticEngine(lang)
+
+
+def _registry(factory: CountingFactory, max_engines: int = 2) -> EngineRegistry:
+    return EngineRegistry(
+        resolve=lambda name: Path("/nonexistent") / name,
+        factories={OcrModel.PP_OCRV5: factory},
+        max_engines=max_engines,
+    )
+
+
+def test_engine_is_built_on_first_use_and_reused() -> None:
+    # GIVEN a registry (nothing built at construction)
+    factory = CountingFactory()
+    registry = _registry(factory)
+    assert factory.built == []
+    # WHEN the same model + language is asked for twice, with options that only affect PDFs
+    first = registry.get(OcrModel.PP_OCRV5, "en", JobOptions())
+    second = registry.get(OcrModel.PP_OCRV5, "en", JobOptions(pdf_scale=1.0))
+    # THEN one engine was built and reused
+    assert first is second
+    assert len(factory.built) == 1
+
+
+def test_language_and_engine_options_get_their_own_engine() -> None:
+    factory = CountingFactory()
+    registry = _registry(factory, max_engines=3)
+    en = registry.get(OcrModel.PP_OCRV5, "en")
+    fr = registry.get(OcrModel.PP_OCRV5, "fr")
+    rotated = registry.get(OcrModel.PP_OCRV5, "en", JobOptions(use_textline_orientation=True))
+    assert len({id(en), id(fr), id(rotated)}) == 3
+    assert len(factory.built) == 3
+
+
+def test_least_recently_used_engine_is_dropped_beyond_the_limit() -> None:
+    # GIVEN room for one engine
+    factory = CountingFactory()
+    registry = _registry(factory, max_engines=1)
+    registry.get(OcrModel.PP_OCRV5, "en")
+    # WHEN another language arrives, then the first again
+    registry.get(OcrModel.PP_OCRV5, "fr")
+    registry.get(OcrModel.PP_OCRV5, "en")
+    # THEN only one is loaded at a time, and the first one had to be rebuilt
+    assert len(registry.loaded()) == 1
+    assert [lang for lang, _ in factory.built] == ["en", "fr", "en"]
+
+
+def test_model_without_a_factory_is_unsupported_here() -> None:
+    registry = _registry(CountingFactory())
+    with pytest.raises(UnsupportedModel, match="PaddleOCR-VL"):
+        registry.get(OcrModel.PADDLEOCR_VL, "en")
