@@ -307,8 +307,8 @@ class Document:
     def _bomb_message(self, what: str) -> str:
         # Pillow's own text quotes its limit, not ours: say what the pipeline accepts.
         return (
-            f"the {what} declares more pixels than can be decoded safely (a possible "
-            f"decompression bomb); a page may have at most {self._max_pixels / 1e6:.0f} MP"
+            f"the {what} is too large to decode safely: it declares more pixels than the "
+            f"{self._max_pixels / 1e6:.0f} MP a page may have (a possible decompression bomb)"
         )
 
     def _check_pixels(self, width: int, height: int, what: str) -> None:
