@@ -95,6 +95,30 @@ def _new_item(
     return item
 
 
+def jobs_table_definition(table_name: str) -> dict[str, Any]:
+    """`create_table` arguments for the status table as the stack deploys it (emulator, tests)."""
+    return {
+        "TableName": table_name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [
+            {"AttributeName": names.JOB_ID_ATTR, "AttributeType": "S"},
+            {"AttributeName": names.STATUS_INDEX_PK, "AttributeType": "S"},
+            {"AttributeName": names.STATUS_INDEX_SK, "AttributeType": "S"},
+        ],
+        "KeySchema": [{"AttributeName": names.JOB_ID_ATTR, "KeyType": "HASH"}],
+        "GlobalSecondaryIndexes": [
+            {
+                "IndexName": names.STATUS_INDEX,
+                "KeySchema": [
+                    {"AttributeName": names.STATUS_INDEX_PK, "KeyType": "HASH"},
+                    {"AttributeName": names.STATUS_INDEX_SK, "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+    }
+
+
 class JobStore:
     """Reads and transitions job records. Takes its DynamoDB Table; creates no clients."""
 

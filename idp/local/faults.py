@@ -11,9 +11,11 @@ import logging
 import threading
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from pydantic import BaseModel, Field
+
+from idp.local.loopback import LoopbackServer, read_body, reply
 
 logger = logging.getLogger("idp.local.faults")
 
@@ -50,7 +52,7 @@ class FaultCounter:
 _WRITE_TARGETS = ("PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem")
 
 
-class DynamoDbThrottlingProxy:
+class DynamoDbThrottlingProxy(LoopbackServer):
     """Forwards DynamoDB calls to the emulator, rejecting the first N writes as throttled.
 
     The handlers reach it through AWS_ENDPOINT_URL_DYNAMODB; their SDK retries must make the
@@ -58,35 +60,12 @@ class DynamoDbThrottlingProxy:
     """
 
     def __init__(self, *, upstream: str, throttles: FaultCounter) -> None:
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                proxy._forward(self)
-
-            def log_message(self, format: str, *args: object) -> None:
-                logger.debug(format, *args)
-
+        super().__init__(self._forward)
         self._upstream = upstream
         self.throttles = throttles
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
     def _forward(self, request: BaseHTTPRequestHandler) -> None:
-        body = request.rfile.read(int(request.headers.get("Content-Length") or 0))
+        body = read_body(request)
         target = request.headers.get("X-Amz-Target", "")
         if target.rsplit(".", 1)[-1] in _WRITE_TARGETS and self.throttles.take():
             logger.warning("fault: throttling DynamoDB %s", target)
@@ -97,7 +76,7 @@ class DynamoDbThrottlingProxy:
                     "message": "The level of configured provisioned throughput was exceeded",
                 }
             ).encode()
-            self._reply(request, 400, payload, "application/x-amz-json-1.0")
+            reply(request, 400, payload, content_type="application/x-amz-json-1.0")
             return
         headers = {
             key: value
@@ -112,12 +91,4 @@ class DynamoDbThrottlingProxy:
                 status, content, ctype = response.status, response.read(), response.headers
         except urllib.error.HTTPError as exc:
             status, content, ctype = exc.code, exc.read(), exc.headers
-        self._reply(request, status, content, ctype.get("Content-Type", "application/json"))
-
-    @staticmethod
-    def _reply(request: BaseHTTPRequestHandler, status: int, body: bytes, ctype: str) -> None:
-        request.send_response(status)
-        request.send_header("Content-Type", ctype)
-        request.send_header("Content-Length", str(len(body)))
-        request.end_headers()
-        request.wfile.write(body)
+        reply(request, status, content, content_type=ctype.get("Content-Type", "application/json"))

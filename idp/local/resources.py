@@ -10,6 +10,7 @@ from typing import Any
 from idp import names
 from idp.local.emulator import ACCOUNT_ID, AwsEndpoint
 from idp.names import Env
+from idp.store import jobs_table_definition
 from idp.topology import FUNCTIONS, SCALE_IN_ALARM_NAME_SUFFIX, Function, Topic
 
 # moto rejects GPU instance types; the emulated endpoint uses a CPU type (SPEC, emulator facts).
@@ -92,26 +93,7 @@ def provision(
     s3.put_bucket_versioning(Bucket=input_bucket, VersioningConfiguration={"Status": "Enabled"})
 
     jobs_table = f"{prefix}-jobs"
-    dynamodb.create_table(
-        TableName=jobs_table,
-        BillingMode="PAY_PER_REQUEST",
-        AttributeDefinitions=[
-            {"AttributeName": names.JOB_ID_ATTR, "AttributeType": "S"},
-            {"AttributeName": names.STATUS_INDEX_PK, "AttributeType": "S"},
-            {"AttributeName": names.STATUS_INDEX_SK, "AttributeType": "S"},
-        ],
-        KeySchema=[{"AttributeName": names.JOB_ID_ATTR, "KeyType": "HASH"}],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": names.STATUS_INDEX,
-                "KeySchema": [
-                    {"AttributeName": names.STATUS_INDEX_PK, "KeyType": "HASH"},
-                    {"AttributeName": names.STATUS_INDEX_SK, "KeyType": "RANGE"},
-                ],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
-    )
+    dynamodb.create_table(**jobs_table_definition(jobs_table))
 
     dlq_url = sqs.create_queue(QueueName=f"{prefix}-jobs-dlq")["QueueUrl"]
     dlq_arn = _queue_arn(sqs, dlq_url)

@@ -20,7 +20,7 @@ from idp import names
 from idp.jobs import DispatchedJob
 from idp.names import OcrModel
 from idp.results import Block, EngineInfo, Line, OcrResult, PageResult, SourceInfo
-from idp.store import JobStore
+from idp.store import JobStore, jobs_table_definition
 from lambdas.common.endpoint import EndpointCapacity
 from lambdas.invoker.dispatch import LambdaProcessorInvoker
 from lambdas.invoker.routing import JobRouter
@@ -291,26 +291,7 @@ class EmulatedAws:
 
 
 def create_jobs_table(dynamodb: DynamoDBServiceResource) -> Table:
-    return dynamodb.create_table(
-        TableName=JOBS_TABLE,
-        BillingMode="PAY_PER_REQUEST",
-        AttributeDefinitions=[
-            {"AttributeName": names.JOB_ID_ATTR, "AttributeType": "S"},
-            {"AttributeName": names.STATUS_INDEX_PK, "AttributeType": "S"},
-            {"AttributeName": names.STATUS_INDEX_SK, "AttributeType": "S"},
-        ],
-        KeySchema=[{"AttributeName": names.JOB_ID_ATTR, "KeyType": "HASH"}],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": names.STATUS_INDEX,
-                "KeySchema": [
-                    {"AttributeName": names.STATUS_INDEX_PK, "KeyType": "HASH"},
-                    {"AttributeName": names.STATUS_INDEX_SK, "KeyType": "RANGE"},
-                ],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
-    )
+    return dynamodb.create_table(**jobs_table_definition(JOBS_TABLE))
 
 
 def create_processor_function(clients: AwsClients) -> None:

@@ -16,12 +16,11 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from idp import names
 from idp.jobs import DispatchedJob, JobOptions
 from idp.names import OcrModel
 from idp.ocr.model_cache import ModelCache, export_onnx
 from idp.ocr.paddle_engines import EngineRegistry, EngineSettings
-from idp.store import JobStore
+from idp.store import JobStore, jobs_table_definition
 from ocr_processor_image import handler
 from ocr_processor_image.processor import ProcessorSettings
 
@@ -39,26 +38,7 @@ OFFLINE_MODELS = ("PP-OCRv5_mobile_det", "PP-OCRv5_mobile_rec")
 
 def create_jobs_table() -> Table:
     dynamodb = boto3.resource("dynamodb", region_name=REGION)
-    return dynamodb.create_table(
-        TableName=JOBS_TABLE,
-        BillingMode="PAY_PER_REQUEST",
-        AttributeDefinitions=[
-            {"AttributeName": names.JOB_ID_ATTR, "AttributeType": "S"},
-            {"AttributeName": names.STATUS_INDEX_PK, "AttributeType": "S"},
-            {"AttributeName": names.STATUS_INDEX_SK, "AttributeType": "S"},
-        ],
-        KeySchema=[{"AttributeName": names.JOB_ID_ATTR, "KeyType": "HASH"}],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": names.STATUS_INDEX,
-                "KeySchema": [
-                    {"AttributeName": names.STATUS_INDEX_PK, "KeyType": "HASH"},
-                    {"AttributeName": names.STATUS_INDEX_SK, "KeyType": "RANGE"},
-                ],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
-    )
+    return dynamodb.create_table(**jobs_table_definition(JOBS_TABLE))
 
 
 @dataclass
