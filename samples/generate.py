@@ -17,7 +17,7 @@ PDF_RESOLUTION = 150.0
 
 def main() -> None:
     pages = [sample_lines(LINES_PER_PAGE, offset=i * LINES_PER_PAGE) for i in range(2)]
-    images = [render_page(lines, size=PAGE_SIZE, font_size=30, margin=90) for lines in pages]
+    images = [render_page(lines, size=PAGE_SIZE, font_size=34, margin=90) for lines in pages]
     pdf = encode_pages(images, "PDF", resolution=PDF_RESOLUTION)
     (HERE / "sample-letter.pdf").write_bytes(pdf)
     (HERE / "sample-letter.txt").write_text("\n\n".join("\n".join(lines) for lines in pages) + "\n")

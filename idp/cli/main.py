@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -106,23 +107,29 @@ def _status_style(status: str) -> str:
 
 
 def _jobs_table(records: list[dict[str, Any]], title: str) -> Table:
-    table = Table(title=title)
-    for column in ("job", "status", "model", "lang", "pages", "input", "total ms", "error"):
-        table.add_column(column, overflow="fold")
+    """Jobs as a table; errors follow as the table's caption so narrow terminals stay readable."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, caption_justify="left")
+    for column in ("job", "status", "model", "lang", "pages", "file", "ms"):
+        table.add_column(column, no_wrap=True)
+    errors = []
     for record in records:
         status = str(record.get("status", "?"))
         timings = record.get("timings_ms") or {}
         total = timings.get("total")
+        job = str(record.get("job_id", ""))[:12]
         table.add_row(
-            str(record.get("job_id", ""))[:12],
+            job,
             f"[{_status_style(status)}]{status}[/]",
             str(record.get("model", "")),
             str(record.get("lang", "")),
             str(record.get("page_count", "")),
-            str(record.get("input_key", "")).rsplit("/", 1)[-1],
+            str(record.get("input_key", "")).rsplit("/", 1)[-1][:24],
             f"{total:.0f}" if isinstance(total, int | float) else "",
-            _error_text(record),
         )
+        if record.get("error"):
+            errors.append(f"{job}: {_error_text(record)}")
+    if errors:
+        table.caption = "\n".join(errors)
     return table
 
 
@@ -166,6 +173,7 @@ def local_run(
             work_dir=Path(work),
             models_dir=models_dir if models_dir.is_dir() else None,
             vl_substitute=vl_substitute,
+            quiet_functions=not verbose,
         )
         err.print(f"[bold]starting[/] the embedded AWS and the local runtime ({work})")
         with LocalPipeline(settings) as pipeline:

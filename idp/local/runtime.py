@@ -62,6 +62,7 @@ class LocalSettings(BaseModel):
     max_pages: int = names.DEFAULT_MAX_PAGES
     max_input_bytes: int = names.DEFAULT_MAX_INPUT_BYTES
     faults: Faults = Field(default_factory=Faults)
+    quiet_functions: bool = False  # functions log warnings only and emit no metric lines
 
 
 @dataclass
@@ -141,6 +142,8 @@ class LocalRuntime:
             }
             if self.dynamodb_proxy is not None:
                 env["AWS_ENDPOINT_URL_DYNAMODB"] = self.dynamodb_proxy.url
+            if settings.quiet_functions:
+                env |= {"POWERTOOLS_LOG_LEVEL": "WARNING", "POWERTOOLS_METRICS_DISABLED": "true"}
             concurrency = 1
             timeout = float(spec.timeout_seconds)
             # Each function gets its own /tmp, the only writable path on Lambda.
