@@ -281,6 +281,8 @@ def local_up(
             assert resources is not None
             url = pipeline.endpoint.url
             table = Table(title="local pipeline", show_header=False)
+            table.add_column("what", no_wrap=True)
+            table.add_column("value", overflow="fold")
             for key, value in (
                 ("endpoint url", url),
                 ("input bucket", resources.input_bucket),
@@ -300,7 +302,8 @@ def local_up(
                 f"  aws --endpoint-url {url} s3 cp FILE "
                 f"s3://{resources.input_bucket}/input/PP-OCRv5/FILE\n"
                 f"  idp jobs --endpoint-url {url}\n"
-                "Ctrl-C stops everything."
+                "Ctrl-C stops everything.",
+                soft_wrap=True,
             )
             try:
                 while True:
