@@ -197,6 +197,9 @@ DEFAULT_LANGUAGE: Final = "en"
 # S3 key layout.
 INPUT_PREFIX: Final = "input/"  # input/<model>/<path>
 RESULTS_PREFIX: Final = "results/"  # results/<job_id>/result.json (+ result.md)
+# Finished results by content (sha256 of the bytes + model + language + options). A job id can
+# hold no ".", so this never meets a job's own prefix.
+RESULT_CACHE_PREFIX: Final = "results/.cache/"
 VL_MANIFEST_PREFIX: Final = "sagemaker/manifests/"
 VL_OUTPUT_PREFIX: Final = "sagemaker/output/"
 VL_FAILURE_PREFIX: Final = "sagemaker/failure/"

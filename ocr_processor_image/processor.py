@@ -7,6 +7,7 @@ run, and the on-failure destination ends the job FAILED (PROCESSOR_CRASHED) afte
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -28,6 +29,7 @@ from idp.ocr.paddle_engines import EngineRegistry
 from idp.ocr.pipeline import ocr_document
 from idp.results import OcrResult
 from idp.store import JobStore
+from ocr_processor_image.result_cache import ResultCache, cache_key
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -159,6 +161,19 @@ def _run(
     with open_document(data, pdf_scale=job.options.pdf_scale, max_pages=settings.max_pages):
         pass
 
+    cache = ResultCache(s3, settings.results_bucket)
+    content_key = cache_key(
+        content_sha256=hashlib.sha256(data).hexdigest(),
+        model=job.model,
+        lang=lang,
+        options=job.options,
+    )
+    cached = cache.get(content_key)
+    if cached is not None:
+        return _complete_from_cache(
+            job, cached, s3=s3, store=store, settings=settings, timings=timings, started=started
+        )
+
     tick = time.perf_counter()
     engine = engines.get(job.model, lang, job.options)
     timings["engine_load"] = _ms(time.perf_counter() - tick)
@@ -176,24 +191,11 @@ def _run(
         pages=outcome.pages,
         timings_ms=timings,
     )
-    json_key = result_key(job.job_id)
-    s3.put_object(
-        Bucket=settings.results_bucket,
-        Key=json_key,
-        Body=result.model_dump_json().encode(),
-        ContentType="application/json",
-    )
-    if result.markdown is not None:
-        s3.put_object(
-            Bucket=settings.results_bucket,
-            Key=result_key(job.job_id, names.RESULT_MD),
-            Body=result.markdown.encode(),
-            ContentType="text/markdown; charset=utf-8",
-        )
+    result_uri = _write_result(s3, settings.results_bucket, result)
+    cache.put(content_key, result)
     timings["write_result"] = _ms(time.perf_counter() - tick)
     timings["total"] = _ms(time.perf_counter() - started)
 
-    result_uri = f"s3://{settings.results_bucket}/{json_key}"
     completed = store.mark_completed(
         job.job_id,
         result_uri=result_uri,
@@ -209,6 +211,65 @@ def _run(
     logger.info(
         "job %s completed: %d pages in %.0f ms", job.job_id, len(outcome.pages), timings["total"]
     )
+    return JobOutcome(
+        job_id=job.job_id,
+        status=JobStatus.COMPLETED.value,
+        result_uri=result_uri,
+        timings_ms=timings,
+    )
+
+
+def _write_result(s3: S3Client, bucket: str, result: OcrResult) -> str:
+    """result.json (+ result.md when the model yields Markdown); returns the JSON's URI."""
+    json_key = result_key(result.job_id)
+    s3.put_object(
+        Bucket=bucket,
+        Key=json_key,
+        Body=result.model_dump_json().encode(),
+        ContentType="application/json",
+    )
+    if result.markdown is not None:
+        s3.put_object(
+            Bucket=bucket,
+            Key=result_key(result.job_id, names.RESULT_MD),
+            Body=result.markdown.encode(),
+            ContentType="text/markdown; charset=utf-8",
+        )
+    return f"s3://{bucket}/{json_key}"
+
+
+def _complete_from_cache(
+    job: DispatchedJob,
+    cached: OcrResult,
+    *,
+    s3: S3Client,
+    store: JobStore,
+    settings: ProcessorSettings,
+    timings: dict[str, float],
+    started: float,
+) -> JobOutcome:
+    """The same bytes were OCR'd before with the same settings: reuse that result."""
+    timings["total"] = _ms(time.perf_counter() - started)
+    result = cached.model_copy(
+        update={
+            "job_id": job.job_id,
+            "source": cached.source.model_copy(update={"bucket": job.bucket, "key": job.key}),
+            "timings_ms": dict(timings),
+            "cached": True,
+        }
+    )
+    result_uri = _write_result(s3, settings.results_bucket, result)
+    store.mark_completed(
+        job.job_id,
+        result_uri=result_uri,
+        page_count=len(result.pages),
+        timings_ms=timings,
+        content_sha256=result.source.sha256,
+        media_type=result.source.media_type,
+        engine=result.engine.model_dump(),
+        cached=True,
+    )
+    logger.info("job %s completed from the result cache", job.job_id)
     return JobOutcome(
         job_id=job.job_id,
         status=JobStatus.COMPLETED.value,
