@@ -15,7 +15,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK := True
 export IDP_MODELS_DIR := $(abspath $(MODELS_DIR))
 
-.PHONY: help setup test lint typecheck pytest demo synth hadolint clean
+.PHONY: help setup test lint typecheck pytest demo synth clean
 
 help:
 	@echo "make demo   run the whole pipeline locally on the embedded AWS emulator with real OCR"
@@ -44,15 +44,13 @@ test: setup lint typecheck pytest
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/hadolint ocr_processor_image/Dockerfile sagemaker_container/Dockerfile
 
 typecheck: $(INSTALLED)
 	$(BIN)/mypy $(wildcard $(PACKAGES))
 
 pytest: setup
 	$(BIN)/pytest
-
-hadolint: $(INSTALLED)
-	$(BIN)/hadolint ocr_processor_image/Dockerfile sagemaker_container/Dockerfile
 
 synth: setup
 	$(CDK) synth --quiet

@@ -95,6 +95,18 @@ class StaleJob(JobError):
     code = "STALE_JOB"
 
 
+# Raised inside an engine, these are faults of the code or the machine, not of the user's
+# document: they are re-raised (so the invocation is retried) instead of becoming ENGINE_ERROR.
+ENGINE_FAULTS: tuple[type[BaseException], ...] = (
+    MemoryError,
+    RecursionError,
+    ImportError,
+    NameError,
+    AttributeError,
+    AssertionError,
+)
+
+
 class TransientError(Exception):
     """A retryable fault (throttling, endpoint updating): the message goes back to the queue."""
 

@@ -220,6 +220,13 @@ VL_MAX_CONCURRENT_INVOCATIONS: Final = 4
 VL_INVOCATION_TIMEOUT_SECONDS: Final = 3600
 VL_INSTANCE_TYPE: Final = "ml.g5.xlarge"
 VL_CONTAINER_STARTUP_TIMEOUT_SECONDS: Final = 1200
+# PaddleOCR-VL pipeline versions → (layout model, vision-language model) they load.
+VL_PIPELINE_MODELS: Final[dict[str, tuple[str, str]]] = {
+    "v1": ("PP-DocLayoutV2", "PaddleOCR-VL-0.9B"),
+    "v1.5": ("PP-DocLayoutV3", "PaddleOCR-VL-1.5-0.9B"),
+    "v1.6": ("PP-DocLayoutV3", "PaddleOCR-VL-1.6-0.9B"),
+}
+VL_DEFAULT_PIPELINE_VERSION: Final = "v1.6"
 SCALE_IN_BACKLOG_THRESHOLD: Final = 0.1
 SCALE_IN_EVALUATION_PERIODS: Final = 10
 SCALE_IN_PERIOD_SECONDS: Final = 60

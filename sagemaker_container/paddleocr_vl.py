@@ -19,7 +19,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from idp.errors import EngineFailure
+from idp import names
+from idp.errors import ENGINE_FAULTS, EngineFailure
 from idp.ocr.engine import PageContent, PageImage
 from idp.results import Block, EngineInfo, Line, Quad
 
@@ -39,9 +40,8 @@ class VlPipelineModels:
 
 
 PIPELINES: Final[dict[str, VlPipelineModels]] = {
-    "v1": VlPipelineModels("v1", "PP-DocLayoutV2", "PaddleOCR-VL-0.9B"),
-    "v1.5": VlPipelineModels("v1.5", "PP-DocLayoutV3", "PaddleOCR-VL-1.5-0.9B"),
-    "v1.6": VlPipelineModels("v1.6", "PP-DocLayoutV3", "PaddleOCR-VL-1.6-0.9B"),
+    version: VlPipelineModels(version, layout, vlm)
+    for version, (layout, vlm) in names.VL_PIPELINE_MODELS.items()
 }
 
 # Labels PaddleOCR-VL leaves out of Markdown by default (pipeline config markdown_ignore_labels):
@@ -150,6 +150,8 @@ class PaddleOcrVlEngine:
         with self._lock:
             try:
                 results = list(self._pipeline.predict(images if len(images) > 1 else images[0]))
+            except ENGINE_FAULTS:
+                raise
             except Exception as exc:
                 logger.exception("PaddleOCR-VL failed on pages %s", [p.page for p in pages])
                 raise EngineFailure(f"PaddleOCR-VL failed: {type(exc).__name__}: {exc}") from exc

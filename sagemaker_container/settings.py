@@ -13,7 +13,7 @@ from idp import names
 from idp.names import Env, VlEnv
 
 DEFAULT_MODELS_DIR: Final = Path("/opt/vl-models")  # baked by the Dockerfile
-DEFAULT_PIPELINE_VERSION: Final = "v1.6"
+DEFAULT_PIPELINE_VERSION: Final = names.VL_DEFAULT_PIPELINE_VERSION
 DEFAULT_SERVER_PORT: Final = 8118
 ENGINES: Final = (names.VL_ENGINE_PADDLEOCR_VL, names.VL_ENGINE_SUBSTITUTE_PPOCRV5)
 _TRUE: Final = frozenset({"1", "true", "yes", "on"})

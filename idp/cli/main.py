@@ -37,8 +37,6 @@ app.add_typer(models_app, name="models")
 err = Console(stderr=True)
 out = Console()
 
-LOCAL_PREFIX = "paddle-idp-local"
-
 ModelOption = Annotated[
     str, typer.Option("--model", "-m", help="PP-OCRv5, PP-StructureV3 or PaddleOCR-VL")
 ]
@@ -70,23 +68,23 @@ def _configure_logging(verbose: bool) -> None:
     )
 
 
-def _client(endpoint_url: str | None, stack_name: str, region: str | None) -> PipelineClient:
-    """A client for a local emulator (--endpoint-url) or a deployed stack (its outputs)."""
-    endpoint = AwsEndpoint(
+def _endpoint(endpoint_url: str | None, region: str | None) -> AwsEndpoint:
+    return AwsEndpoint(
         url=endpoint_url,
         region=region
         or os.environ.get("AWS_REGION")
         or os.environ.get("AWS_DEFAULT_REGION")
         or "us-east-1",
     )
+
+
+def _client(endpoint_url: str | None, stack_name: str, region: str | None) -> PipelineClient:
+    """A client for a local emulator (--endpoint-url) or a deployed stack (its outputs)."""
+    from idp.local.resources import pipeline_names
+
+    endpoint = _endpoint(endpoint_url, region)
     if endpoint_url:
-        sqs = endpoint.client("sqs")
-        pipeline = PipelineNames(
-            input_bucket=f"{LOCAL_PREFIX}-input",
-            results_bucket=f"{LOCAL_PREFIX}-results",
-            jobs_table=f"{LOCAL_PREFIX}-jobs",
-            queue_url=sqs.get_queue_url(QueueName=f"{LOCAL_PREFIX}-jobs")["QueueUrl"],
-        )
+        pipeline = pipeline_names(endpoint)
     else:
         pipeline = PipelineNames.from_stack(endpoint.client("cloudformation"), stack_name)
     return PipelineClient(
@@ -367,7 +365,9 @@ def _since(value: str | None) -> str | None:
 
 @app.command()
 def jobs(
-    status_filter: Annotated[str | None, typer.Option("--status", help="QUEUED, ...")] = None,
+    status_filter: Annotated[
+        JobStatus | None, typer.Option("--status", case_sensitive=False)
+    ] = None,
     since: Annotated[str | None, typer.Option(help="ISO time or 30m / 2h / 7d")] = None,
     endpoint_url: EndpointOption = None,
     stack_name: StackOption = names.STACK_NAME,
@@ -375,8 +375,9 @@ def jobs(
     as_json: JsonOption = False,
 ) -> None:
     """List jobs, newest first."""
-    wanted = JobStatus(status_filter.upper()) if status_filter else None
-    records = _client(endpoint_url, stack_name, region).jobs(status=wanted, since=_since(since))
+    records = _client(endpoint_url, stack_name, region).jobs(
+        status=status_filter, since=_since(since)
+    )
     if as_json:
         print(json.dumps(records))
     else:
@@ -444,7 +445,7 @@ def models_import_dir(
     """Upload a local model directory into the model-cache bucket."""
     from idp.ocr.model_cache import ModelCache, archive_key
 
-    s3 = AwsEndpoint(url=endpoint_url, region=region or "us-east-1").client("s3")
+    s3 = _endpoint(endpoint_url, region).client("s3")
     digest = ModelCache(s3=s3, bucket=bucket).import_dir(model_name, path)
     out.print(f"{model_name} → s3://{bucket}/{archive_key(model_name)} (sha256 {digest})")
 
@@ -461,7 +462,7 @@ def models_sync(
     """On a connected machine: download the official models and import them into the cache."""
     from idp.ocr.model_cache import DEFAULT_SYNC_MODELS, ModelCache, sync
 
-    s3 = AwsEndpoint(url=endpoint_url, region=region or "us-east-1").client("s3")
+    s3 = _endpoint(endpoint_url, region).client("s3")
     imported = sync(ModelCache(s3=s3, bucket=bucket), model_names or list(DEFAULT_SYNC_MODELS))
     for model_name, digest in imported.items():
         out.print(f"{model_name}: sha256 {digest}")

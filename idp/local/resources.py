@@ -8,10 +8,41 @@ from dataclasses import dataclass
 from typing import Any
 
 from idp import names
+from idp.client import PipelineNames
 from idp.local.emulator import ACCOUNT_ID, AwsEndpoint
 from idp.names import Env
 from idp.store import jobs_table_definition
 from idp.topology import FUNCTIONS, SCALE_IN_ALARM_NAME_SUFFIX, Function, Topic
+
+LOCAL_PREFIX = "paddle-idp-local"
+
+
+def _input_bucket(prefix: str) -> str:
+    return f"{prefix}-input"
+
+
+def _results_bucket(prefix: str) -> str:
+    return f"{prefix}-results"
+
+
+def _jobs_table(prefix: str) -> str:
+    return f"{prefix}-jobs"
+
+
+def _job_queue(prefix: str) -> str:
+    return f"{prefix}-jobs"
+
+
+def pipeline_names(endpoint: AwsEndpoint, prefix: str = LOCAL_PREFIX) -> PipelineNames:
+    """What a client needs to reach a running local pipeline (`idp local up`)."""
+    sqs = endpoint.client("sqs")
+    return PipelineNames(
+        input_bucket=_input_bucket(prefix),
+        results_bucket=_results_bucket(prefix),
+        jobs_table=_jobs_table(prefix),
+        queue_url=sqs.get_queue_url(QueueName=_job_queue(prefix))["QueueUrl"],
+    )
+
 
 # moto rejects GPU instance types; the emulated endpoint uses a CPU type (SPEC, emulator facts).
 LOCAL_VL_INSTANCE_TYPE = "ml.m5.large"
@@ -70,7 +101,7 @@ class LocalResources:
 def provision(
     endpoint: AwsEndpoint,
     *,
-    prefix: str = "paddle-idp-local",
+    prefix: str = LOCAL_PREFIX,
     visibility_timeout_seconds: int = names.QUEUE_VISIBILITY_TIMEOUT_SECONDS,
     vl_enabled: bool = True,
 ) -> LocalResources:
@@ -83,8 +114,8 @@ def provision(
     cloudwatch = endpoint.client("cloudwatch")
 
     input_bucket, results_bucket, cache_bucket = (
-        f"{prefix}-input",
-        f"{prefix}-results",
+        _input_bucket(prefix),
+        _results_bucket(prefix),
         f"{prefix}-model-cache",
     )
     for bucket in (input_bucket, results_bucket, cache_bucket):
@@ -92,13 +123,13 @@ def provision(
     # The job id derives from the object version, as in the stack's versioned input bucket.
     s3.put_bucket_versioning(Bucket=input_bucket, VersioningConfiguration={"Status": "Enabled"})
 
-    jobs_table = f"{prefix}-jobs"
+    jobs_table = _jobs_table(prefix)
     dynamodb.create_table(**jobs_table_definition(jobs_table))
 
     dlq_url = sqs.create_queue(QueueName=f"{prefix}-jobs-dlq")["QueueUrl"]
     dlq_arn = _queue_arn(sqs, dlq_url)
     queue_url = sqs.create_queue(
-        QueueName=f"{prefix}-jobs",
+        QueueName=_job_queue(prefix),
         Attributes={
             "VisibilityTimeout": str(visibility_timeout_seconds),
             "RedrivePolicy": json.dumps(

@@ -74,7 +74,8 @@ PP_STRUCTUREV3_MODELS: Final = (
     "RT-DETR-L_wireless_table_cell_det",
     "PP-FormulaNet_plus-L",
 )
-PADDLEOCR_VL_MODELS: Final = ("PP-DocLayoutV2", "PaddleOCR-VL-0.9B")
+# The models of the VL container's default pipeline version.
+PADDLEOCR_VL_MODELS: Final = names.VL_PIPELINE_MODELS[names.VL_DEFAULT_PIPELINE_VERSION]
 DEFAULT_SYNC_MODELS: Final = PP_OCRV5_MODELS + PP_STRUCTUREV3_MODELS + PADDLEOCR_VL_MODELS
 
 
@@ -157,8 +158,8 @@ class ModelCache:
             raise ModelUnavailable(
                 f"model {model_name} is not available: not under {self.local_root}, not in "
                 f"{where}, and hub downloads are off ({names.Env.ALLOW_HUB_DOWNLOAD.value}=false). "
-                "Fill the cache with `python -m idp.ocr.model_cache sync` on a connected machine "
-                "or `import-dir` for a local model directory."
+                "Fill the cache with `idp models sync --bucket BUCKET` on a connected machine "
+                "or `idp models import-dir NAME DIR --bucket BUCKET` for a local model directory."
             )
 
     def _find_local(self, model_name: str) -> Path | None:

@@ -20,7 +20,13 @@ from typing import Any, Final, Literal
 
 import numpy as np
 
-from idp.errors import EngineFailure, ModelUnavailable, UnsupportedLanguage, UnsupportedModel
+from idp.errors import (
+    ENGINE_FAULTS,
+    EngineFailure,
+    ModelUnavailable,
+    UnsupportedLanguage,
+    UnsupportedModel,
+)
 from idp.jobs import JobOptions
 from idp.names import OcrModel
 from idp.ocr.engine import OcrEngine, PageContent, PageImage
@@ -428,6 +434,8 @@ class PPStructureV3Engine:
 def _predict(pipeline: Any, page: PageImage, info: EngineInfo) -> Any:
     try:
         results = pipeline.predict(_to_bgr(page))
+    except ENGINE_FAULTS:
+        raise
     except Exception as exc:  # the library raises bare Exceptions on bad input
         raise EngineFailure(
             f"{', '.join(info.models)} failed on page {page.page}: {type(exc).__name__}: {exc}"

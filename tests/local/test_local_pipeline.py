@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from idp import names
 from idp.client import PipelineClient
@@ -172,11 +173,16 @@ def test_vl_job_scales_the_endpoint_out_completes_and_scales_back_in(
     assert "ALARM" in pipeline.runtime.stats.alarm_states
 
 
-def test_idp_status_and_jobs_show_what_dynamodb_holds(pipeline: LocalPipeline) -> None:
-    # GIVEN the jobs the earlier tests left in the local pipeline
+def test_idp_status_and_jobs_show_what_dynamodb_holds(
+    pipeline: LocalPipeline, tmp_path: Path
+) -> None:
+    # GIVEN a finished job in the local pipeline (and whatever earlier tests left there)
     client = pipeline.client()
+    page = tmp_path / "status.png"
+    page.write_bytes(encode(_page(sample_lines(1, offset=30)), "PNG"))
+    submitted = client.submit(page, model=OcrModel.PP_OCRV5)
+    client.wait([submitted.job_id], timeout_s=JOB_TIMEOUT_S)
     stored = client.jobs()
-    assert stored, "the module's earlier tests leave jobs behind"
     url = pipeline.endpoint.url
     assert url is not None
     env = {**pipeline.endpoint.process_env(), "PATH": "/usr/bin:/bin"}
@@ -193,3 +199,38 @@ def test_idp_status_and_jobs_show_what_dynamodb_holds(pipeline: LocalPipeline) -
     assert one.returncode == 0, one.stderr
     assert json.loads(one.stdout) == client.job(stored[0]["job_id"])
     assert names.JOB_ID_ATTR in json.loads(one.stdout)
+
+
+def test_idp_submit_result_and_overlay_against_the_emulator(
+    pipeline: LocalPipeline, tmp_path: Path
+) -> None:
+    # GIVEN a page and the CLI pointed at the running emulator
+    url = pipeline.endpoint.url
+    assert url is not None
+    env = {**pipeline.endpoint.process_env(), "PATH": "/usr/bin:/bin"}
+    lines = sample_lines(2, offset=26)
+    page = tmp_path / "cli.png"
+    page.write_bytes(encode(_page(lines), "PNG"))
+
+    # WHEN it is submitted, then its result and an overlay are asked for
+    submitted = _idp(
+        "submit", str(page), "--model", "ocr", "--endpoint-url", url, "--json", env=env
+    )
+    assert submitted.returncode == 0, submitted.stderr
+    job_id = json.loads(submitted.stdout)["job_id"]
+    record = pipeline.client().wait([job_id], timeout_s=JOB_TIMEOUT_S)[job_id]
+    result = _idp("result", job_id, "--endpoint-url", url, "--json", env=env)
+    overlay_png = tmp_path / "overlay.png"
+    overlay = _idp(
+        "overlay", job_id, "--page", "1", "--out", str(overlay_png), "--endpoint-url", url, env=env
+    )
+
+    # THEN the job completed (model given by alias), the result has the text, the PNG is the page
+    assert record is not None
+    assert record["status"] == JobStatus.COMPLETED
+    assert record["model"] == OcrModel.PP_OCRV5
+    assert result.returncode == 0, result.stderr
+    assert character_error_rate("\n".join(lines), json.loads(result.stdout)["text"]) <= 0.02
+    assert overlay.returncode == 0, overlay.stderr
+    with Image.open(overlay_png) as image:
+        assert image.size == _page(lines).size
