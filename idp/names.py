@@ -329,6 +329,7 @@ class VlEnv(StrEnum):
     MODELS_DIR = "VL_MODELS_DIR"  # weights baked into the image
     PIPELINE_VERSION = "VL_PIPELINE_VERSION"
     REGION_CONCURRENCY = "VL_REGION_CONCURRENCY"  # VLM requests in flight per pipeline
+    PAGE_BATCH = "VL_PAGE_BATCH"  # pages of a document handed to the VL pipeline together
     DEVICE = "VL_DEVICE"
     SERVER_URL = "VL_SERVER_URL"  # use an external OpenAI-compatible VLM server, supervise none
     SERVER_COMMAND = "VL_SERVER_COMMAND"

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from idp import names, synthetic
 from idp.errors import EngineFailure, ModelUnavailable
 from idp.jobs import JobOptions
-from idp.ocr.engine import OcrEngine, PageContent, PageImage
+from idp.ocr.engine import MultiPageEngine, OcrEngine, PageContent, PageImage
 from idp.ocr.model_cache import ModelCache
 from idp.results import EngineInfo
 from sagemaker_container.paddleocr_vl import (
@@ -163,6 +163,13 @@ class PinnedEngine:
 
     def recognize(self, page: PageImage) -> PageContent:
         return self._executor.submit(self._engine.recognize, page).result()
+
+    def recognize_pages(self, pages: Sequence[PageImage]) -> list[PageContent]:
+        """Several pages in one call when the engine takes them (their work overlaps)."""
+        engine = self._engine
+        if isinstance(engine, MultiPageEngine):
+            return self._executor.submit(engine.recognize_pages, pages).result()
+        return [self.recognize(page) for page in pages]
 
     def close(self) -> None:
         close = getattr(self._engine, "close", None)

@@ -106,7 +106,11 @@ def run_job(
     with runtime.pool.lease(timeout_s=lease_timeout_s) as engine:
         leased = time.perf_counter()
         outcome = ocr_document(
-            data, engine=engine, options=job.options, max_pages=settings.max_pages
+            data,
+            engine=engine,
+            options=job.options,
+            max_pages=settings.max_pages,
+            page_batch=settings.page_batch,
         )
     timings = {
         "fetch": _ms(fetched - started),

@@ -56,6 +56,9 @@ class ServerSettings:
     allow_hub_download: bool = False
     pipeline_version: str = DEFAULT_PIPELINE_VERSION
     region_concurrency: int = 64
+    # Pages of one document in flight together (their regions share the VLM queue); also
+    # how many rasterized pages a request holds in memory at once.
+    page_batch: int = 4
     device: str = "gpu:0"
     max_pages: int = names.DEFAULT_MAX_PAGES
     max_input_bytes: int = names.DEFAULT_MAX_INPUT_BYTES
@@ -100,6 +103,7 @@ class ServerSettings:
             allow_hub_download=_bool(env, Env.ALLOW_HUB_DOWNLOAD, default=False),
             pipeline_version=env.get(VlEnv.PIPELINE_VERSION, DEFAULT_PIPELINE_VERSION),
             region_concurrency=_int(env, VlEnv.REGION_CONCURRENCY, 64, minimum=1),
+            page_batch=_int(env, VlEnv.PAGE_BATCH, 4, minimum=1),
             device=env.get(VlEnv.DEVICE, "gpu:0"),
             max_pages=_int(env, Env.MAX_PAGES, names.DEFAULT_MAX_PAGES, minimum=1),
             max_input_bytes=_int(

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from idp.results import Block, EngineInfo, Line
 
@@ -46,3 +47,11 @@ class OcrEngine(Protocol):
     def recognize(self, page: PageImage) -> PageContent:
         """Recognize one page. Raises EngineFailure for an engine error on this input."""
         ...
+
+
+@runtime_checkable
+class MultiPageEngine(OcrEngine, Protocol):
+    """An engine that recognizes several pages in one call, so their work overlaps (the VL
+    engine's regions of all pages share one VLM request queue)."""
+
+    def recognize_pages(self, pages: Sequence[PageImage]) -> list[PageContent]: ...

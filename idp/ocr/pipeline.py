@@ -8,6 +8,7 @@ engine failures as EngineFailure.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import time
 from dataclasses import dataclass, field
 
@@ -15,7 +16,7 @@ from idp import names
 from idp.documents import open_document
 from idp.jobs import JobOptions
 from idp.names import MediaType
-from idp.ocr.engine import OcrEngine
+from idp.ocr.engine import MultiPageEngine, OcrEngine
 from idp.results import PageResult, SourceInfo
 
 
@@ -48,32 +49,39 @@ def ocr_document(
     engine: OcrEngine,
     options: JobOptions,
     max_pages: int = names.DEFAULT_MAX_PAGES,
+    page_batch: int = 1,
 ) -> DocumentOcr:
     """OCR every page of a PDF/PNG/JPEG/TIFF/BMP/WEBP document with a ready engine.
 
-    Pages are rasterized lazily (PDF at `options.pdf_scale`), so only one page image is held
-    at a time. Raises the JobError subclasses of idp.errors for unusable input
-    (EMPTY_INPUT, UNSUPPORTED_MEDIA_TYPE, CORRUPT_DOCUMENT, ENCRYPTED_DOCUMENT, NO_PAGES,
-    TOO_MANY_PAGES, IMAGE_TOO_LARGE) and EngineFailure when the engine fails on a page.
+    Pages are rasterized lazily (PDF at `options.pdf_scale`), so at most `page_batch` page
+    images are held at a time; an engine that takes several pages at once (MultiPageEngine)
+    gets them `page_batch` at a time so their work overlaps. Raises the JobError subclasses of
+    idp.errors for unusable input (EMPTY_INPUT, UNSUPPORTED_MEDIA_TYPE, CORRUPT_DOCUMENT,
+    ENCRYPTED_DOCUMENT, NO_PAGES, TOO_MANY_PAGES, IMAGE_TOO_LARGE) and EngineFailure when the
+    engine fails on a page.
     """
     sha256 = hashlib.sha256(data).hexdigest()
     started = time.perf_counter()
     rasterize_s = 0.0
     ocr_s = 0.0
     pages: list[PageResult] = []
+    batch_size = page_batch if isinstance(engine, MultiPageEngine) else 1
     with open_document(data, pdf_scale=options.pdf_scale, max_pages=max_pages) as document:
         open_s = time.perf_counter() - started
         page_images = document.pages()
         while True:
             tick = time.perf_counter()
-            image = next(page_images, None)
+            batch = list(itertools.islice(page_images, max(1, batch_size)))
             rasterize_s += time.perf_counter() - tick
-            if image is None:
+            if not batch:
                 break
             tick = time.perf_counter()
-            content = engine.recognize(image)
+            if isinstance(engine, MultiPageEngine) and len(batch) > 1:
+                contents = engine.recognize_pages(batch)
+            else:
+                contents = [engine.recognize(image) for image in batch]
             ocr_s += time.perf_counter() - tick
-            pages.append(
+            pages.extend(
                 PageResult(
                     page=image.page,
                     width=image.width,
@@ -82,8 +90,9 @@ def ocr_document(
                     blocks=content.blocks,
                     markdown=content.markdown,
                 )
+                for image, content in zip(batch, contents, strict=True)
             )
-            del image  # let the page's pixels go before the next page is rendered
+            del batch  # let the pages' pixels go before the next ones are rendered
         facts = document.facts
     return DocumentOcr(
         pages=pages,

@@ -60,3 +60,42 @@ def test_unusable_input_fails_before_the_engine_sees_a_page() -> None:
     with pytest.raises(EncryptedDocument):
         ocr_document(synthetic.encrypted_pdf(), engine=engine, options=JobOptions())
     assert engine.seen == []
+
+
+class BatchRecordingEngine(RecordingEngine):
+    """A stand-in multi-page engine: records how many pages each call carried."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[int]] = []
+
+    def recognize_pages(self, pages: list[PageImage]) -> list[PageContent]:
+        self.batches.append([page.page for page in pages])
+        return [self.recognize(page) for page in pages]
+
+
+def test_a_multi_page_engine_gets_pages_in_batches_in_order() -> None:
+    # GIVEN a 5-page PDF and an engine that takes several pages per call
+    data = synthetic.text_pdf([[str(n)] for n in range(1, 6)])
+    engine = BatchRecordingEngine()
+
+    # WHEN it is OCR'd with batches of 2 pages
+    outcome = ocr_document(data, engine=engine, options=JobOptions(), max_pages=5, page_batch=2)
+
+    # THEN pages went over in batches of at most 2, in order, and came back in order
+    assert engine.batches == [[1, 2], [3, 4]]  # the last single page goes through recognize()
+    assert engine.seen == [1, 2, 3, 4, 5]
+    assert [p.page for p in outcome.pages] == [1, 2, 3, 4, 5]
+
+
+def test_a_single_page_engine_ignores_the_batch_setting() -> None:
+    # GIVEN an engine without recognize_pages
+    data = synthetic.text_pdf([["a"], ["b"], ["c"]])
+    engine = RecordingEngine()
+
+    # WHEN a batch size is asked for
+    outcome = ocr_document(data, engine=engine, options=JobOptions(), max_pages=3, page_batch=4)
+
+    # THEN it still sees one page at a time, in order
+    assert engine.seen == [1, 2, 3]
+    assert len(outcome.pages) == 3
