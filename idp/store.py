@@ -255,22 +255,45 @@ class JobStore:
         )
 
     # -- transitions ----------------------------------------------------------------------------
-    def mark_processing(self, job_id: str, **fields: Any) -> bool:
-        """QUEUED|PROCESSING → PROCESSING, counting the attempt. False if already terminal."""
-        now = utc_now()
+    def mark_processing(
+        self,
+        job_id: str,
+        *,
+        invocation_id: str | None = None,
+        lease_seconds: float | None = None,
+        **fields: Any,
+    ) -> bool:
+        """QUEUED|PROCESSING → PROCESSING, counting the attempt. False if already terminal.
+
+        With an `invocation_id` the job is held for `lease_seconds`: a retry of the same
+        invocation (Lambda retries an async event under its request id) takes it back at once,
+        while a different invocation — a duplicate delivery of the event — gets False until the
+        holder's lease has run out, so one document is never OCR'd twice at the same time.
+        """
+        now = datetime.now(UTC)
+        values: dict[str, Any] = {
+            ":processing": JobStatus.PROCESSING.value,
+            ":now": _iso(now),
+            ":one": 1,
+            ":a0": _ACTIVE[0],
+            ":a1": _ACTIVE[1],
+            **{f":{k}": v for k, v in fields.items()},
+        }
         sets = "".join(f", #{k} = :{k}" for k in fields)
+        condition = "#s IN (:a0, :a1)"
+        if invocation_id is not None:
+            values[":inv"] = invocation_id
+            values[":until"] = _iso(now + timedelta(seconds=lease_seconds or 0))
+            sets += ", processing_invocation = :inv, processing_lease_until = :until"
+            condition = (
+                "#s = :a0 OR (#s = :a1 AND (attribute_not_exists(processing_invocation) OR "
+                "processing_invocation = :inv OR processing_lease_until < :now))"
+            )
         return self._update(
             job_id,
             f"SET #s = :processing, started_at = :now, updated_at = :now{sets} ADD attempts :one",
-            {
-                ":processing": JobStatus.PROCESSING.value,
-                ":now": now,
-                ":one": 1,
-                ":a0": _ACTIVE[0],
-                ":a1": _ACTIVE[1],
-                **{f":{k}": v for k, v in fields.items()},
-            },
-            condition="#s IN (:a0, :a1)",
+            values,
+            condition=condition,
             extra_names={f"#{k}": k for k in fields},
         )
 

@@ -94,6 +94,9 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         store=runtime.store,
         engines=runtime.engines,
         settings=runtime.settings,
+        invocation_id=context.aws_request_id,
+        # Held for what is left of this invocation, plus a margin for clock skew.
+        lease_seconds=context.get_remaining_time_in_millis() / 1000 + 60,
     )
     logger.info("job finished", extra={"status": outcome.status, "timings_ms": outcome.timings_ms})
     return outcome.as_dict()

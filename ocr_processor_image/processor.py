@@ -110,10 +110,19 @@ def process_job(
     store: JobStore,
     engines: EngineRegistry,
     settings: ProcessorSettings,
+    invocation_id: str | None = None,
+    lease_seconds: float | None = None,
 ) -> JobOutcome:
-    """Run one job to a terminal status. Re-raises only unexpected faults (for a retry)."""
-    if not store.mark_processing(job.job_id):
-        logger.info("job %s is unknown or already terminal; nothing to do", job.job_id)
+    """Run one job to a terminal status. Re-raises only unexpected faults (for a retry).
+
+    `invocation_id` (the Lambda request id, the same across retries of one async event) and
+    `lease_seconds` (how long this invocation can run) keep a duplicate delivery of the event
+    from OCR-ing the document while this invocation still may.
+    """
+    if not store.mark_processing(
+        job.job_id, invocation_id=invocation_id, lease_seconds=lease_seconds
+    ):
+        logger.info("job %s is terminal or held by another invocation; skipped", job.job_id)
         return JobOutcome(job_id=job.job_id, status="SKIPPED")
     started = time.perf_counter()
     work_dir = settings.work_root / job.job_id

@@ -42,14 +42,16 @@ class Invocation:
 class _LambdaContext:
     """The attributes of a Lambda context object our handlers and Powertools read."""
 
-    def __init__(self, function_name: str, memory_mb: int, deadline: float) -> None:
+    def __init__(
+        self, function_name: str, memory_mb: int, deadline: float, request_id: str
+    ) -> None:
         self.function_name = function_name
         self.function_version = "$LATEST"
         self.memory_limit_in_mb = memory_mb
         self.invoked_function_arn = (
             f"arn:aws:lambda:us-east-1:123456789012:function:{function_name}"
         )
-        self.aws_request_id = str(uuid.uuid4())
+        self.aws_request_id = request_id
         self.log_group_name = f"/aws/lambda/{function_name}"
         self.log_stream_name = "local"
         self._deadline = deadline
@@ -77,10 +79,10 @@ def _serve(conn: Connection, handler_path: str, env: dict[str, str], memory_mb: 
     function_name = env.get("IDP_LOCAL_FUNCTION_NAME", module_name)
     while True:
         try:
-            event, deadline = conn.recv()
+            event, deadline, request_id = conn.recv()
         except EOFError:
             return
-        context = _LambdaContext(function_name, memory_mb, deadline)
+        context = _LambdaContext(function_name, memory_mb, deadline, request_id)
         try:
             conn.send(("ok", handler(event, context)))
         except Exception as exc:  # noqa: BLE001 - reported to the caller like Lambda's Unhandled
@@ -101,11 +103,11 @@ class _Environment:
         child.close()
         self.invocations = 0
 
-    def invoke(self, event: Any, timeout_s: float) -> Invocation:
+    def invoke(self, event: Any, timeout_s: float, request_id: str) -> Invocation:
         cold = self.invocations == 0
         self.invocations += 1
         started = time.monotonic()
-        self._conn.send((event, time.time() + timeout_s))
+        self._conn.send((event, time.time() + timeout_s, request_id))
         if not self._conn.poll(timeout_s):
             self.kill()
             return Invocation(
@@ -172,12 +174,14 @@ class LocalFunction:
         self._all: list[_Environment] = []
         self._in_flight: dict[int, _Environment] = {}
 
-    def invoke(self, event: Any) -> Invocation:
+    def invoke(self, event: Any, *, request_id: str | None = None) -> Invocation:
+        """Run one invocation; retries of an async event pass the same `request_id`, as on AWS."""
+        request_id = request_id or str(uuid.uuid4())
         with self._slots:
             environment = self._take()
             self._in_flight[threading.get_ident()] = environment
             try:
-                result = environment.invoke(event, self.timeout_s)
+                result = environment.invoke(event, self.timeout_s, request_id)
             finally:
                 self._in_flight.pop(threading.get_ident(), None)
             if environment.alive and result.outcome in ("ok", "error"):

@@ -289,8 +289,9 @@ class LocalRuntime:
         """Lambda's async invoke: 1 + retry attempts, then the on-failure destination."""
         attempts = 1 + self.settings.async_retry_attempts
         result = Invocation("error")
+        request_id = str(uuid.uuid4())  # Lambda retries an async event under its request id
         for attempt in range(1, attempts + 1):
-            result = self._invoke(function, event, attempt=attempt)
+            result = self._invoke(function, event, attempt=attempt, request_id=request_id)
             if result.ok:
                 return result
             logger.warning(
@@ -343,7 +344,9 @@ class LocalRuntime:
             self.stats.failed_deliveries.append(record)
             logger.error("%s dropped an event after %d attempts", function.value, attempts)
 
-    def _invoke(self, function: Function, event: Any, *, attempt: int = 1) -> Invocation:
+    def _invoke(
+        self, function: Function, event: Any, *, attempt: int = 1, request_id: str | None = None
+    ) -> Invocation:
         self.stats.invocations[function.value] += 1
         finished = threading.Event()
         if function is Function.PROCESSOR and self.processor_crashes.take():
@@ -355,7 +358,7 @@ class LocalRuntime:
                 daemon=True,
             ).start()
         try:
-            return self.functions[function].invoke(event)
+            return self.functions[function].invoke(event, request_id=request_id)
         finally:
             finished.set()
 

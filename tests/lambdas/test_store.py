@@ -143,3 +143,46 @@ def test_completion_records_the_result_and_counts_attempts(aws: EmulatedAws) -> 
     assert (job["status"], job["page_count"], job["attempts"]) == ("COMPLETED", 3, 2)
     assert job["timings_ms"] == {"total": 1234.5}
     assert "finished_at" in job
+
+
+def test_a_retry_of_the_same_invocation_takes_the_job_back_at_once(aws: EmulatedAws) -> None:
+    # GIVEN a job taken by invocation A, which then crashed
+    create(aws.store)
+    assert aws.store.mark_processing("job-1", invocation_id="A", lease_seconds=900)
+
+    # WHEN Lambda retries the same event (same request id)
+    retaken = aws.store.mark_processing("job-1", invocation_id="A", lease_seconds=900)
+
+    # THEN the retry proceeds and the attempt is counted
+    assert retaken is True
+    assert aws.job("job-1")["attempts"] == 2
+
+
+def test_a_duplicate_delivery_is_refused_while_the_holder_may_still_run(
+    aws: EmulatedAws,
+) -> None:
+    # GIVEN a job held by invocation A for 15 minutes
+    create(aws.store)
+    assert aws.store.mark_processing("job-1", invocation_id="A", lease_seconds=900)
+
+    # WHEN a second delivery of the event (invocation B) arrives
+    duplicate = aws.store.mark_processing("job-1", invocation_id="B", lease_seconds=900)
+
+    # THEN it is refused: one OCR run at a time
+    assert duplicate is False
+    job = aws.job("job-1")
+    assert (job["attempts"], job["processing_invocation"]) == (1, "A")
+
+
+def test_a_duplicate_takes_over_once_the_holders_lease_has_run_out(aws: EmulatedAws) -> None:
+    # GIVEN a job whose holder's lease has expired (the holder died)
+    create(aws.store)
+    assert aws.store.mark_processing("job-1", invocation_id="A", lease_seconds=0)
+    time.sleep(0.01)
+
+    # WHEN another invocation arrives
+    taken = aws.store.mark_processing("job-1", invocation_id="B", lease_seconds=900)
+
+    # THEN it takes the job over
+    assert taken is True
+    assert aws.job("job-1")["processing_invocation"] == "B"
