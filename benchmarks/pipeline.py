@@ -39,6 +39,11 @@ cores. The runtime runs the stale-job sweeper on the stack's 15-minute schedule 
 local default is 60 s): a sweeper cold start in the middle of a job would charge the job for
 work that on AWS runs elsewhere.
 
+The ratio depends on how fast OCR runs: on this shared machine other people's load slows OCR
+(seen from 1.8 to 5+ s per page) far more than the pipeline's small steps, which flatters the
+percentage. So the report also gives the median overhead against the fastest OCR page of the
+run, and splits PNG (one page: the per-job costs fall on one page) from PDF (amortized).
+
 Prints a table; writes benchmarks/results/pipeline.json; exits non-zero when a job did not
 complete (failed, not terminal by the deadline) or was served from the result cache. Every
 wait is bounded by `--timeout` (the whole run), and a watchdog ends the process if shutting
@@ -254,6 +259,15 @@ def summarize(jobs: list[dict[str, Any]], probe_median_ms: float | None) -> dict
             for name, _ in STAGES
         },
     }
+    # The machine is shared: OCR slows down under other people's load far more than the
+    # overhead does, which flatters the ratio. The same median overhead against the fastest
+    # OCR of the run (the least-contended page) shows the ratio without that help.
+    fastest_ocr = min(per_page(j, j["ocr_ms"]) for j in jobs)
+    median_overhead = statistics.median(per_page(j, j["overhead_ms"]) for j in jobs)
+    summary["fastest_ocr_per_page_ms"] = round(fastest_ocr, 1)
+    summary["overhead_percent_at_fastest_ocr"] = round(
+        100 * median_overhead / (median_overhead + fastest_ocr), 2
+    )
     if probe_median_ms is not None:
         # What remains once the event source's long-poll wakeup is taken out (its measured
         # upper bound: SendMessage called → the waiting poll returns).
@@ -569,6 +583,14 @@ def print_table(report: dict[str, Any]) -> None:
                 "",
             )
         )
+    rows.append(
+        (
+            "overhead % at the fastest OCR page of the run",
+            _fmt(warm["overhead_percent_at_fastest_ocr"], " %"),
+            "",
+            f"OCR {warm['fastest_ocr_per_page_ms']:,.0f} ms/page",
+        )
+    )
     for fmt, summary in report["warm_by_format"].items():
         if summary.get("jobs"):
             rows.append(
@@ -576,7 +598,8 @@ def print_table(report: dict[str, Any]) -> None:
                     f"{fmt}: overhead per page ({summary['jobs']} jobs, {summary['pages']} pages)",
                     _fmt(summary["per_page_ms"]["overhead"]["median"]),
                     _fmt(summary["per_page_ms"]["overhead"]["p95"]),
-                    f"{summary['overhead_percent']['median']:.2f} %",
+                    f"{summary['overhead_percent']['median']:.2f} % "
+                    f"({summary['overhead_percent_at_fastest_ocr']:.2f} % at fastest OCR)",
                 )
             )
     widths = [max(len(row[i]) for row in rows) for i in range(4)]

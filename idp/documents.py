@@ -293,8 +293,14 @@ class Document:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", Image.DecompressionBombWarning)
                 image.load()
-                rgb = _to_rgb(ImageOps.exif_transpose(image))
-            return np.asarray(rgb, dtype=np.uint8).copy(order="C")
+                # Transposing copies the page: only pay for it when EXIF asks for a rotation.
+                upright = (
+                    ImageOps.exif_transpose(image)
+                    if image.getexif().get(_EXIF_ORIENTATION, 1) != 1
+                    else image
+                )
+                rgb = _to_rgb(upright)
+            return np.array(rgb, dtype=np.uint8)  # one writable, C-ordered copy
         except ImageTooLarge:
             raise
         except (Image.DecompressionBombError, Image.DecompressionBombWarning):
@@ -376,6 +382,9 @@ def _pdfium() -> Any:
 
 def _label(media_type: MediaType) -> str:
     return _LABELS[media_type]
+
+
+_EXIF_ORIENTATION: Final = 0x0112
 
 
 def _to_rgb(image: Image.Image) -> Image.Image:

@@ -364,5 +364,4 @@ class ProcessorEnv(StrEnum):
     """Extra environment-variable keys read by the OCR processor (ocr_processor_image)."""
 
     MODELS_DIR = "IDP_MODELS_DIR"  # unpacked model dirs baked into the image (or .models locally)
-    WORK_DIR = "IDP_WORK_DIR"  # per-job scratch space; default <tmp>/idp-work
     CPU_THREADS = "OCR_CPU_THREADS"  # paddle inference threads; default 2

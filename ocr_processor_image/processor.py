@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import tempfile
 import time
 from collections.abc import Mapping
@@ -52,14 +51,12 @@ class ProcessorSettings:
     allow_hub_download: bool = False
     models_dir: Path | None = None  # model dirs baked into the image (read-only)
     models_root: Path = field(default_factory=lambda: Path(tempfile.gettempdir()) / "idp-models")
-    work_root: Path = field(default_factory=lambda: Path(tempfile.gettempdir()) / "idp-work")
     cpu_threads: int = 2
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ProcessorSettings:
         env = os.environ if env is None else env
         models_dir = env.get(ProcessorEnv.MODELS_DIR)
-        work_dir = env.get(ProcessorEnv.WORK_DIR)
         defaults = cls(jobs_table="", results_bucket="")
         return cls(
             jobs_table=env[Env.JOBS_TABLE],
@@ -69,7 +66,6 @@ class ProcessorSettings:
             max_input_bytes=int(env.get(Env.MAX_INPUT_BYTES) or names.DEFAULT_MAX_INPUT_BYTES),
             allow_hub_download=_flag(env.get(Env.ALLOW_HUB_DOWNLOAD)),
             models_dir=Path(models_dir) if models_dir else None,
-            work_root=Path(work_dir) if work_dir else defaults.work_root,
             cpu_threads=int(env.get(ProcessorEnv.CPU_THREADS) or defaults.cpu_threads),
         )
 
@@ -125,26 +121,16 @@ def process_job(
         logger.info("job %s is terminal or held by another invocation; skipped", job.job_id)
         return JobOutcome(job_id=job.job_id, status="SKIPPED")
     started = time.perf_counter()
-    work_dir = settings.work_root / job.job_id
+    # The input and its pages stay in memory: a job leaves nothing in /tmp, so a warm
+    # container's disk holds only the model cache.
     try:
-        return _run(
-            job,
-            s3=s3,
-            store=store,
-            engines=engines,
-            settings=settings,
-            work_dir=work_dir,
-            started=started,
-        )
+        return _run(job, s3=s3, store=store, engines=engines, settings=settings, started=started)
     except JobError as error:
         logger.warning("job %s failed: %s %s", job.job_id, error.code, error.message)
         store.mark_failed(
             job.job_id, error, timings_ms={"total": _ms(time.perf_counter() - started)}
         )
         return JobOutcome(job_id=job.job_id, status=JobStatus.FAILED.value, error=error.to_record())
-    finally:
-        # A warm container keeps /tmp: never leave a job's files behind.
-        shutil.rmtree(work_dir, ignore_errors=True)
 
 
 def _run(
@@ -154,16 +140,13 @@ def _run(
     store: JobStore,
     engines: EngineRegistry,
     settings: ProcessorSettings,
-    work_dir: Path,
     started: float,
 ) -> JobOutcome:
     timings: dict[str, float] = {}
     lang = validate_language(job.lang)
 
     tick = time.perf_counter()
-    data = download_input(
-        s3, job.bucket, job.key, work_dir=work_dir, max_bytes=settings.max_input_bytes
-    )
+    data = download_input(s3, job.bucket, job.key, max_bytes=settings.max_input_bytes)
     timings["download"] = _ms(time.perf_counter() - tick)
 
     # Refuse a bad file before paying for an engine load (seconds in a cold environment).
@@ -287,31 +270,23 @@ def _complete_from_cache(
     )
 
 
-def download_input(s3: S3Client, bucket: str, key: str, *, work_dir: Path, max_bytes: int) -> bytes:
-    """The input's bytes, via a file under `work_dir`. InputNotFound / InputTooLarge for users."""
+def download_input(s3: S3Client, bucket: str, key: str, *, max_bytes: int) -> bytes:
+    """The input's bytes, in one GET. InputNotFound / InputTooLarge for users."""
     try:
-        head = s3.head_object(Bucket=bucket, Key=key)
+        response = s3.get_object(Bucket=bucket, Key=key)
     except ClientError as exc:
         if _is_missing(exc):
             raise InputNotFound(f"input s3://{bucket}/{key} does not exist") from None
         raise
-    size = int(head.get("ContentLength", 0))
+    body = response["Body"]
+    size = int(response.get("ContentLength", 0))
     if size > max_bytes:
+        body.close()  # never read a body we will refuse
         raise InputTooLarge(
             f"input s3://{bucket}/{key} is {size} bytes; the limit is {max_bytes} bytes "
             f"(setting {Env.MAX_INPUT_BYTES.value})"
         )
-    work_dir.mkdir(parents=True, exist_ok=True)
-    path = work_dir / "input"
-    try:
-        s3.download_file(bucket, key, str(path))
-    except ClientError as exc:
-        if _is_missing(exc):
-            raise InputNotFound(f"input s3://{bucket}/{key} disappeared before download") from None
-        raise
-    data = path.read_bytes()
-    if len(data) > max_bytes:  # the object was replaced by a bigger one in between
-        raise InputTooLarge(f"input s3://{bucket}/{key} exceeds {max_bytes} bytes")
+    data: bytes = body.read()
     return data
 
 

@@ -200,3 +200,19 @@ def test_tiff_page_limit_counts_frames() -> None:
     data = synthetic.encode_pages([_page(), _page(), _page()], "TIFF")
     with pytest.raises(TooManyPages):
         open_document(data, max_pages=2)
+
+
+def test_a_photo_with_an_exif_rotation_is_decoded_upright() -> None:
+    # GIVEN a 300×100 JPEG whose EXIF says "rotate 90° clockwise to view" (orientation 6)
+    image = Image.new("RGB", (300, 100), "white")
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    data = synthetic.encode(image, "JPEG", exif=exif.tobytes())
+
+    # WHEN it is opened as a document
+    with open_document(data) as document:
+        (page,) = list(document.pages())
+
+    # THEN the page is upright: 100 wide, 300 tall
+    assert (page.width, page.height) == (100, 300)
+    assert page.pixels.flags.writeable

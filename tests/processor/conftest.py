@@ -137,7 +137,6 @@ def aws(tmp_path: Path) -> Iterator[Aws]:
             max_pages=5,
             max_input_bytes=5 * 1024 * 1024,
             models_root=tmp_path / "models",
-            work_root=tmp_path / "work",
         )
         yield Aws(s3=s3, store=JobStore(create_jobs_table()), settings=settings)
 

@@ -15,7 +15,7 @@ from idp.names import JobStatus
 from idp.results import OcrResult
 from idp.textmetrics import character_error_rate
 from ocr_processor_image import handler
-from tests.processor.conftest import INPUT_BUCKET, RESULTS_BUCKET, Aws, WarmEngines
+from tests.processor.conftest import RESULTS_BUCKET, Aws, WarmEngines
 
 pytestmark = pytest.mark.ocr
 
@@ -154,6 +154,3 @@ def test_bad_input_fails_with_its_code_and_the_warm_worker_then_completes_a_good
     assert _invoke(good, lambda_context)["status"] == JobStatus.COMPLETED
     assert aws.record(good.job_id)["status"] == JobStatus.COMPLETED
     assert warm_engines.registry.get(names.OcrModel.PP_OCRV5, "en") is engine_before
-    # AND no job left files in the work dir
-    assert not any(aws.settings.work_root.glob("*/*"))
-    assert INPUT_BUCKET
