@@ -247,6 +247,7 @@ class PaddleIdpStack(Stack):
         )
         self.async_failures.grant_dead_lettering(scale_in.role)
         self.vl_endpoint.grant_scale(scale_in.role)
+        self.vl_endpoint.grant_rearm_scale_in_alarm(scale_in.role)
         return scale_in
 
     def _sweeper(self, code: lambda_.Code, layers: list[lambda_.ILayerVersion]) -> JobSweeper:

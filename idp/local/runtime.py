@@ -443,6 +443,11 @@ class LocalRuntime:
             window = window[-self.settings.alarm_evaluation_periods :]
             if len(window) < self.settings.alarm_evaluation_periods:
                 continue
+            # The scale-in handler may have re-armed the alarm (set it to OK) meanwhile.
+            (alarm,) = cloudwatch.describe_alarms(AlarmNames=[self.resources.scale_in_alarm])[
+                "MetricAlarms"
+            ]
+            state = str(alarm["StateValue"])
             # Missing data (no instance, no datapoint) is treated as breaching, like the stack.
             breaching = all(
                 value is None or value < names.SCALE_IN_BACKLOG_THRESHOLD for value in window

@@ -3,7 +3,8 @@
 The alarm (ApproximateBacklogSizePerInstance below threshold for a while, missing data
 breaching) publishes its state changes to SNS. Only ALARM acts; OK and INSUFFICIENT_DATA are
 acknowledged and ignored. An endpoint that is updating cannot take a capacity change: that is
-reported (not raised), and the next alarm notification tries again.
+reported (not raised), and the alarm is set back to OK: CloudWatch notifies only on a state
+change, so re-arming it is what makes its next evaluation (one period later) notify again.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from lambdas.common.telemetry import Telemetry
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
+    from mypy_boto3_cloudwatch import CloudWatchClient
 
 ALARM: Final = "ALARM"
 
@@ -62,13 +64,33 @@ def parse_alarm(message: str) -> AlarmStateChange | None:
         return None
 
 
+class AlarmRearm:
+    """Sets an alarm back to OK so that, still breaching, it goes to ALARM and notifies again."""
+
+    def __init__(self, cloudwatch: CloudWatchClient) -> None:
+        self._cloudwatch = cloudwatch
+
+    def rearm(self, alarm_name: str, reason: str) -> None:
+        self._cloudwatch.set_alarm_state(
+            AlarmName=alarm_name, StateValue="OK", StateReason=reason[:1000]
+        )
+
+
 class EndpointScaler:
     """The scale-in handler's logic. Takes the endpoint's `EndpointCapacity`."""
 
-    def __init__(self, *, capacity: EndpointCapacity, telemetry: Telemetry, logger: Logger):
+    def __init__(
+        self,
+        *,
+        capacity: EndpointCapacity,
+        telemetry: Telemetry,
+        logger: Logger,
+        alarms: AlarmRearm | None = None,
+    ):
         self._capacity = capacity
         self._telemetry = telemetry
         self._logger = logger
+        self._alarms = alarms
 
     def handle_message(self, message: str) -> ScaleInReport:
         alarm = parse_alarm(message)
@@ -77,6 +99,8 @@ class EndpointScaler:
             return ScaleInReport(ScaleInAction.UNRECOGNIZED, "not a CloudWatch alarm notification")
         with self._logger.append_context_keys(alarm=alarm.alarm_name, alarm_state=alarm.new_state):
             report = self.on_alarm_state(alarm.new_state)
+            if report.action is ScaleInAction.ENDPOINT_UPDATING and self._alarms is not None:
+                self._alarms.rearm(alarm.alarm_name, report.detail)
             self._logger.info(report.detail, extra={"action": report.action.value})
             return report
 
@@ -93,7 +117,8 @@ class EndpointScaler:
                 raise  # throttling and the like: Lambda's async retries try again
             return ScaleInReport(
                 ScaleInAction.ENDPOINT_UPDATING,
-                f"endpoint {endpoint} is updating; next alarm evaluation retries",
+                f"endpoint {endpoint} is updating; the alarm is re-armed and its next "
+                "evaluation retries",
                 alarm_state=state,
             )
         if result is ScaleResult.CHANGED:

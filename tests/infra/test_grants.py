@@ -68,6 +68,12 @@ class Arns:
         )
         self.job_queue = f"<{synth.job_queue()[0]}.Arn>"
         self.endpoint = f"<{synth.only('AWS::SageMaker::Endpoint')[0]}>"
+        (scale_in_alarm,) = [
+            logical_id
+            for logical_id, alarm in synth.of_type("AWS::CloudWatch::Alarm").items()
+            if alarm["Properties"].get("MetricName") == "ApproximateBacklogSizePerInstance"
+        ]
+        self.scale_in_alarm = f"<{scale_in_alarm}.Arn>"
 
     def function(self, function: Function) -> tuple[str, str, str]:
         """(role id, log group ARN, function ARN) of a function."""
@@ -184,6 +190,7 @@ def test_scale_in_handler_only_describes_and_scales_the_endpoint(
             ("sagemaker:DescribeEndpoint", "sagemaker:UpdateEndpointWeightsAndCapacities"),
             arns.endpoint,
         )
+        | {("cloudwatch:SetAlarmState", arns.scale_in_alarm)}
     )
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 
+import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from lambdas.scale_in.scaling import EndpointScaler, ScaleInAction
-from tests.lambdas.support import VL_ENDPOINT, EmulatedAws, Faults, sns_message
+from lambdas.common.telemetry import Telemetry
+from lambdas.scale_in.scaling import AlarmRearm, EndpointScaler, ScaleInAction
+from tests.lambdas.support import TEST_LOGGER, VL_ENDPOINT, EmulatedAws, Faults, sns_message
 
 
 def alarm(state: str) -> str:
@@ -73,7 +75,7 @@ def test_alarm_while_the_endpoint_is_updating_reports_it_and_changes_nothing(
 
     # THEN the report says so and leaves the retry to the next alarm evaluation
     assert report.action is ScaleInAction.ENDPOINT_UPDATING
-    assert "next alarm evaluation retries" in report.detail
+    assert "evaluation retries" in report.detail
     assert aws.vl_instances() == 1
 
 
@@ -122,4 +124,41 @@ def test_a_message_that_is_not_an_alarm_is_ignored(
 
     # THEN nothing changes
     assert report.action is ScaleInAction.UNRECOGNIZED
+    assert aws.vl_instances() == 1
+
+
+def test_alarm_while_updating_is_re_armed_so_it_notifies_again(
+    aws: EmulatedAws, scaler: EndpointScaler, faults: Faults
+) -> None:
+    # GIVEN the backlog alarm in ALARM and an endpoint with one instance in an update
+    cloudwatch = boto3.client("cloudwatch", region_name="us-east-1")
+    name = json.loads(alarm("ALARM"))["AlarmName"]
+    cloudwatch.put_metric_alarm(
+        AlarmName=name,
+        Namespace="AWS/SageMaker",
+        MetricName="ApproximateBacklogSizePerInstance",
+        Statistic="Average",
+        Period=60,
+        EvaluationPeriods=10,
+        Threshold=0.1,
+        ComparisonOperator="LessThanThreshold",
+        TreatMissingData="breaching",
+    )
+    cloudwatch.set_alarm_state(AlarmName=name, StateValue="ALARM", StateReason="idle")
+    aws.set_vl_instances(1)
+    faults.force_endpoint_status(VL_ENDPOINT, "Updating")
+    rearming = EndpointScaler(
+        capacity=aws.capacity(),
+        telemetry=Telemetry(namespace="PaddleIdpTest", service="scale-in"),
+        logger=TEST_LOGGER,
+        alarms=AlarmRearm(cloudwatch),
+    )
+
+    # WHEN the ALARM notification arrives
+    report = rearming.handle_message(alarm("ALARM"))
+
+    # THEN the alarm is set back to OK: still breaching, it goes to ALARM and notifies again
+    assert report.action is ScaleInAction.ENDPOINT_UPDATING
+    (state,) = cloudwatch.describe_alarms(AlarmNames=[name])["MetricAlarms"]
+    assert state["StateValue"] == "OK"
     assert aws.vl_instances() == 1
