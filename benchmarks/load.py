@@ -30,11 +30,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from measure import percentile, seconds_between
+
 from idp import names
 from idp.client import PipelineClient
 from idp.local.pipeline import LocalPipeline
 from idp.local.runtime import LocalSettings
 from idp.names import JobStatus, OcrModel
+from idp.store import parse_timestamp
 from idp.synthetic import encode, render_page
 from idp.textmetrics import character_error_rate
 
@@ -123,29 +126,14 @@ class MemorySampler:
 
 
 # -- the run ---------------------------------------------------------------------------------
-def _parse_time(value: Any) -> datetime:
-    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-
-
-def _seconds(record: dict[str, Any], start: str, end: str) -> float:
-    return (_parse_time(record[end]) - _parse_time(record[start])).total_seconds()
-
-
 def _spread(values: list[float]) -> dict[str, float | None]:
     if not values:
         return {"p50": None, "p95": None, "max": None}
     return {
-        "p50": round(_percentile(values, 0.50), 2),
-        "p95": round(_percentile(values, 0.95), 2),
+        "p50": round(percentile(values, 0.50), 2),
+        "p95": round(percentile(values, 0.95), 2),
         "max": round(max(values), 2),
     }
-
-
-def _percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    rank = max(1, round(fraction * len(ordered) + 0.5))
-    return ordered[min(rank, len(ordered)) - 1]
 
 
 def make_pages(count: int, folder: Path) -> dict[Path, str]:
@@ -244,24 +232,24 @@ def run_in(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         for j in texts
         if processor_runs[j] > 1 or int((records.get(j) or {}).get("attempts", 0)) > 1
     )
-    latencies = [_seconds(r, "created_at", "finished_at") for r in terminal.values()]
+    latencies = [seconds_between(r, "created_at", "finished_at") for r in terminal.values()]
     from_submit = [
-        (_parse_time(r["finished_at"]) - submitted_at[j]).total_seconds()
+        (parse_timestamp(r["finished_at"]) - submitted_at[j]).total_seconds()
         for j, r in terminal.items()
     ]
     completed_records = [r for r in terminal.values() if r["status"] == JobStatus.COMPLETED]
     stages = {
         "queued_in_sqs": [
-            (_parse_time(r["created_at"]) - submitted_at[j]).total_seconds()
+            (parse_timestamp(r["created_at"]) - submitted_at[j]).total_seconds()
             for j, r in terminal.items()
         ],
         "admission": [
-            _seconds(r, "created_at", "dispatch_confirmed_at") for r in completed_records
+            seconds_between(r, "created_at", "dispatch_confirmed_at") for r in completed_records
         ],
         "waiting_for_processor": [
-            _seconds(r, "dispatch_confirmed_at", "started_at") for r in completed_records
+            seconds_between(r, "dispatch_confirmed_at", "started_at") for r in completed_records
         ],
-        "processing": [_seconds(r, "started_at", "finished_at") for r in completed_records],
+        "processing": [seconds_between(r, "started_at", "finished_at") for r in completed_records],
     }
     ocr_ms = [
         float(r["timings_ms"]["ocr"])

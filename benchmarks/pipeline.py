@@ -71,11 +71,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from measure import percentile, seconds_between
+
 from idp import names
 from idp.client import PipelineClient
 from idp.local.pipeline import LocalPipeline
 from idp.local.runtime import LocalSettings
 from idp.names import JobStatus, OcrModel
+from idp.store import parse_timestamp
 from idp.synthetic import encode, encode_pages, render_page, sample_lines
 from idp.textmetrics import character_error_rate
 from idp.topology import Function
@@ -161,27 +164,12 @@ def make_documents(count: int, folder: Path, run_tag: str) -> list[Document]:
 
 
 # -- statistics ------------------------------------------------------------------------------
-def _parse_time(value: Any) -> datetime:
-    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-
-
-def _seconds(record: dict[str, Any], start: str, end: str) -> float:
-    return (_parse_time(record[end]) - _parse_time(record[start])).total_seconds()
-
-
-def _percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    rank = max(1, round(fraction * len(ordered) + 0.5))
-    return ordered[min(rank, len(ordered)) - 1]
-
-
 def _spread(values: list[float], digits: int = 1) -> dict[str, float | None]:
     if not values:
         return {"median": None, "p95": None}
     return {
         "median": round(statistics.median(values), digits),
-        "p95": round(_percentile(values, 0.95), digits),
+        "p95": round(percentile(values, 0.95), digits),
     }
 
 
@@ -190,16 +178,16 @@ def measure_job(submission: Submission, record: dict[str, Any]) -> dict[str, Any
     """One completed job's end-to-end time split into OCR and the overhead's parts (ms)."""
     timings = {key: float(value) for key, value in record["timings_ms"].items()}
     pages = int(record["page_count"])
-    end_to_end = (_parse_time(record["finished_at"]) - submission.submitted_at).total_seconds()
+    end_to_end = (parse_timestamp(record["finished_at"]) - submission.submitted_at).total_seconds()
     submit_to_created = (
-        _parse_time(record["created_at"]) - submission.submitted_at
+        parse_timestamp(record["created_at"]) - submission.submitted_at
     ).total_seconds()
-    processing = _seconds(record, "started_at", "finished_at")
+    processing = seconds_between(record, "started_at", "finished_at")
     ocr = timings["ocr"]
     stages = {
         "submit_call": submission.submit_call_s * 1000,
         "sqs_to_invoker": (submit_to_created - submission.submit_call_s) * 1000,
-        "dispatch": _seconds(record, "created_at", "started_at") * 1000,
+        "dispatch": seconds_between(record, "created_at", "started_at") * 1000,
         **{stage: timings.get(stage, 0.0) for stage in PROCESSOR_STAGES},
         "processor_untimed": timings["total"]
         - ocr
@@ -221,7 +209,7 @@ def measure_job(submission: Submission, record: dict[str, Any]) -> dict[str, Any
         "dispatch_split_ms": {
             # Informative only: the processor may start before the dispatch is confirmed.
             "created_to_dispatch_confirmed": round(
-                _seconds(record, "created_at", "dispatch_confirmed_at") * 1000, 1
+                seconds_between(record, "created_at", "dispatch_confirmed_at") * 1000, 1
             )
             if record.get("dispatch_confirmed_at")
             else None,

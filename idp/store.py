@@ -38,6 +38,11 @@ def utc_now() -> str:
     return _iso(datetime.now(UTC))
 
 
+def parse_timestamp(value: object) -> datetime:
+    """A record's ISO-8601 timestamp (as `utc_now` writes it) back to an aware datetime."""
+    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+
+
 def _is_condition_failure(exc: ClientError) -> bool:
     return exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from idp.errors import StaleJob
 from idp.names import JobStatus
+from idp.store import parse_timestamp
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
@@ -25,10 +26,6 @@ if TYPE_CHECKING:
 class SweepReport:
     examined: int = 0
     failed: list[str] = field(default_factory=list)
-
-
-def _parse(timestamp: str) -> datetime:
-    return datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
 
 
 class StaleJobSweeper:
@@ -52,7 +49,7 @@ class StaleJobSweeper:
             for job in self._store.list_by_status(status):
                 report.examined += 1
                 updated_at = str(job.get("updated_at") or job.get("created_at"))
-                idle = now - _parse(updated_at)
+                idle = now - parse_timestamp(updated_at)
                 if idle <= limit:
                     continue
                 error = StaleJob(
