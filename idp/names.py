@@ -218,6 +218,9 @@ STATUS_INDEX_SK: Final = "created_at"
 VL_VARIANT_NAME: Final = "AllTraffic"
 VL_MAX_CONCURRENT_INVOCATIONS: Final = 4
 VL_INVOCATION_TIMEOUT_SECONDS: Final = 3600
+# The container gives up on a request this long before SageMaker's own invocation timeout, so
+# its 504 (with a reason) is what ends the job, not SageMaker's bare timeout.
+VL_REQUEST_TIMEOUT_SECONDS: Final = VL_INVOCATION_TIMEOUT_SECONDS - 120
 VL_INSTANCE_TYPE: Final = "ml.g5.xlarge"
 VL_CONTAINER_STARTUP_TIMEOUT_SECONDS: Final = 1200
 # PaddleOCR-VL pipeline versions → (layout model, vision-language model) they load.
@@ -235,6 +238,8 @@ SCALE_IN_PERIOD_SECONDS: Final = 60
 INVOKER_MEMORY_MB: Final = 256
 INVOKER_TIMEOUT_SECONDS: Final = 60
 PROCESSOR_MEMORY_MB: Final = 4096
+# /tmp of the processor: its model cache between warm invocations (context key to change it).
+DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB: Final = 6144
 PROCESSOR_TIMEOUT_SECONDS: Final = 900
 COMPLETION_MEMORY_MB: Final = 256
 COMPLETION_TIMEOUT_SECONDS: Final = 300
@@ -273,6 +278,8 @@ class Env(StrEnum):
     VL_ENDPOINT_NAME = "VL_ENDPOINT_NAME"
     VL_VARIANT_NAME = "VL_VARIANT_NAME"
     VL_ENABLED = "VL_ENABLED"
+    # Whoever scales the endpoint 0 -> 1 sets this alarm back to OK (see lambdas/common/alarms).
+    VL_SCALE_IN_ALARM_NAME = "VL_SCALE_IN_ALARM_NAME"
     MAX_PAGES = "MAX_PAGES"
     MAX_INPUT_BYTES = "MAX_INPUT_BYTES"
     ALLOW_HUB_DOWNLOAD = "ALLOW_HUB_DOWNLOAD"

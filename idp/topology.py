@@ -61,6 +61,7 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
             Env.VL_ENABLED,
             Env.VL_ENDPOINT_NAME,
             Env.VL_VARIANT_NAME,
+            Env.VL_SCALE_IN_ALARM_NAME,
             Env.MAX_INPUT_BYTES,
             Env.DISPATCH_LEASE_SECONDS,
         ),

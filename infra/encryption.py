@@ -1,8 +1,9 @@
 """The stack's one customer-managed KMS key, rotated yearly, shared by every data store.
 
 One key keeps the key policy in one place: the AWS services that write into encrypted
-resources on the stack's behalf (S3 events into the queue, SNS redrives into a dead-letter
-queue, CloudWatch alarms into a topic) are allowed here, each limited to this account.
+resources on the stack's behalf (S3 events into the queue, SNS redrives and EventBridge's
+undeliverable schedule events into a dead-letter queue, CloudWatch alarms into a topic) are
+allowed here, each limited to this account.
 """
 
 from __future__ import annotations
@@ -29,7 +30,16 @@ class DataKey(Construct):
         self._allowed_services: set[str] = set()
 
     def allow_service(self, service_principal: str) -> None:
-        """Let an AWS service encrypt messages for this account (e.g. s3.amazonaws.com)."""
+        """Let an AWS service encrypt messages for this account (e.g. s3.amazonaws.com).
+
+        The KMS call is made by SQS or SNS on the service's behalf. The source resource is
+        pinned where the service writes (the queue or topic policy names the bucket, topic,
+        rule or alarm in aws:SourceArn); here the statement names only the account, with
+        aws:SourceAccount, AWS's documented confused-deputy guard for service principals (its
+        EventBridge key-policy guide shows it for events.amazonaws.com). aws:SourceArn is not
+        documented for every service's KMS calls, and a condition key the request lacks would
+        silently refuse every delivery, so nothing narrower is required here.
+        """
         if service_principal in self._allowed_services:
             return
         self._allowed_services.add(service_principal)

@@ -126,7 +126,9 @@ class PaddleIdpStack(Stack):
             Env.ALLOW_HUB_DOWNLOAD: _flag(settings.allow_hub_download),
             Env.VL_ENABLED: _flag(settings.vl_enabled),
             Env.VL_VARIANT_NAME: names.VL_VARIANT_NAME,
-            Env.VL_ENDPOINT_NAME: "",  # set by _vl_endpoint when the endpoint exists
+            # Set by _vl_endpoint when the endpoint exists.
+            Env.VL_ENDPOINT_NAME: "",
+            Env.VL_SCALE_IN_ALARM_NAME: "",
             Env.DISPATCH_LEASE_SECONDS: str(names.DISPATCH_LEASE_SECONDS),
             Env.STALE_PROCESSING_SECONDS: str(names.STALE_PROCESSING_SECONDS),
             Env.STALE_QUEUED_SECONDS: str(names.STALE_QUEUED_SECONDS),
@@ -170,7 +172,9 @@ class PaddleIdpStack(Stack):
                 Env.POWERTOOLS_SERVICE_NAME.value: Service.VL_ENDPOINT.value,
                 Env.POWERTOOLS_METRICS_NAMESPACE.value: names.METRICS_NAMESPACE,
                 VlEnv.MAX_CONCURRENT_REQUESTS.value: str(names.VL_MAX_CONCURRENT_INVOCATIONS),
-                VlEnv.REQUEST_TIMEOUT_SECONDS.value: str(names.VL_INVOCATION_TIMEOUT_SECONDS),
+                # Below the invocation timeout the invoker passes, so that the container's
+                # own 504 (with its reason) ends a slow request before SageMaker does.
+                VlEnv.REQUEST_TIMEOUT_SECONDS.value: str(names.VL_REQUEST_TIMEOUT_SECONDS),
             },
             output_bucket=storage.results_bucket,
             data_key=self.data_key,
@@ -180,13 +184,20 @@ class PaddleIdpStack(Stack):
             scale_in_alarm_name=f"{self.stack_name}-{SCALE_IN_ALARM_NAME_SUFFIX}",
             log_retention=self._log_retention,
         )
-        # CloudWatch publishes the scale-in alarm into the encrypted topic.
-        self.data_key.allow_service("cloudwatch.amazonaws.com")
+        # CloudWatch publishes the scale-in alarm into the encrypted topic as its service
+        # principal; the alarm waits for that Allow, or its first notification would be refused
+        # (and an alarm notifies only on a state change, so it would not come again).
+        scale_in_topic = self.topics[Topic.SCALE_IN]
+        scale_in_topic.allow_service_publish(
+            service_principal="cloudwatch.amazonaws.com", source_arn=endpoint.scale_in_alarm_arn
+        )
+        endpoint.scale_in_alarm.node.add_dependency(scale_in_topic.policy)
         storage.grant_read_input(endpoint.execution_role)
         storage.grant_read_vl_manifests(endpoint.execution_role)
         storage.grant_write_vl_outcomes(endpoint.execution_role)
         storage.grant_read_model_cache(endpoint.execution_role)
         self._environment[Env.VL_ENDPOINT_NAME] = endpoint.endpoint_name
+        self._environment[Env.VL_SCALE_IN_ALARM_NAME] = endpoint.scale_in_alarm.alarm_name
         return endpoint
 
     def _invoker(self, code: lambda_.Code, layers: list[lambda_.ILayerVersion]) -> Invoker:
@@ -208,6 +219,9 @@ class PaddleIdpStack(Stack):
             self.storage.grant_write_vl_manifests(invoker.role)
             self.vl_endpoint.grant_invoke_async(invoker.role)
             self.vl_endpoint.grant_scale(invoker.role)
+            # Scaling out 0 -> 1 re-arms the scale-in alarm, so that the next idle period
+            # notifies again (an alarm left in ALARM sends nothing).
+            self.vl_endpoint.grant_rearm_scale_in_alarm(invoker.role)
         return invoker
 
     def _completion(
@@ -265,6 +279,9 @@ class PaddleIdpStack(Stack):
             failure_queue=self.async_failures.queue,
         )
         self.async_failures.grant_dead_lettering(sweeper.role)
+        # EventBridge itself writes the schedule's undeliverable events into the encrypted
+        # queue (CDK adds the queue policy for the rule; the key policy is ours to add).
+        self.data_key.allow_service("events.amazonaws.com")
         self.status.grant_job_access(sweeper.role)
         return sweeper
 

@@ -155,7 +155,7 @@ class Storage(Construct):
         """GetObject (also HEAD) on any key, since a direct job message may name a key outside
         input/; ListBucket so that a missing key reads 404 rather than 403."""
         self._grant_objects(role, self.input_bucket, "", ["s3:GetObject", "s3:GetObjectVersion"])
-        self._grant_list(role, self.input_bucket, "")
+        self._grant_list(role, self.input_bucket)
         self._data_key.grant_decrypt(role)
 
     def grant_read_write_results(self, role: iam.Role) -> None:
@@ -178,8 +178,13 @@ class Storage(Construct):
         self._data_key.grant_decrypt(role)
 
     def grant_read_vl_outcomes(self, role: iam.Role) -> None:
-        for prefix in (names.VL_OUTPUT_PREFIX, names.VL_FAILURE_PREFIX):
+        """GetObject on SageMaker's output and failure objects, and ListBucket on those two
+        prefixes: a missing outcome must read 404 (it ends as missing) rather than 403 (which
+        is retried as a transient denial)."""
+        prefixes = (names.VL_OUTPUT_PREFIX, names.VL_FAILURE_PREFIX)
+        for prefix in prefixes:
             self._grant_objects(role, self.results_bucket, prefix, ["s3:GetObject"])
+        self._grant_list(role, self.results_bucket, *prefixes)
         self._data_key.grant_decrypt(role)
 
     def grant_write_vl_outcomes(self, role: iam.Role) -> None:
@@ -218,8 +223,13 @@ class Storage(Construct):
         )
 
     @staticmethod
-    def _grant_list(role: iam.Role, bucket: s3.Bucket, prefix: str) -> None:
-        conditions = {"StringLike": {"s3:prefix": [f"{prefix}*"]}} if prefix else None
+    def _grant_list(role: iam.Role, bucket: s3.Bucket, *prefixes: str) -> None:
+        """ListBucket, limited to `prefixes` when given (the whole bucket otherwise)."""
+        conditions = (
+            {"StringLike": {"s3:prefix": [f"{prefix}*" for prefix in prefixes]}}
+            if prefixes
+            else None
+        )
         role.add_to_policy(
             iam.PolicyStatement(
                 actions=["s3:ListBucket"], resources=[bucket.bucket_arn], conditions=conditions

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-from aws_cdk import Aws, Duration
+from aws_cdk import ArnFormat, Aws, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_applicationautoscaling as appscaling
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cw_actions
@@ -36,6 +36,12 @@ DOCKERFILE: Final = "sagemaker_container/Dockerfile"
 SAGEMAKER_NAMESPACE: Final = "AWS/SageMaker"
 ENDPOINT_INSTANCE_NAMESPACE: Final = "/aws/sagemaker/Endpoints"
 SCALABLE_DIMENSION: Final = "sagemaker:variant:DesiredInstanceCount"
+# ml.g5 instances boot SageMaker's default inference AMI with NVIDIA driver 470 (CUDA 11.4),
+# which cannot run the container's CUDA 12 builds (vLLM, paddlepaddle-gpu cu126). This AMI has
+# driver 550 (CUDA 12.4; newer CUDA 12.x runtimes run on it through CUDA's minor-version
+# compatibility) and supports ml.g5. The API also offers al2023-ami-sagemaker-inference-gpu-4-1
+# (driver 580, CUDA 13.0); move to it once it is documented for ml.g5.
+INFERENCE_AMI_VERSION: Final = "al2-ami-sagemaker-inference-gpu-3-1"
 # Application Auto Scaling creates this service-linked role when a template names it.
 _SCALING_ROLE_PATH: Final = (
     "role/aws-service-role/sagemaker.application-autoscaling.amazonaws.com/"
@@ -77,11 +83,15 @@ class VlEndpoint(Construct):
             platform=ecr_assets.Platform.LINUX_AMD64,
         )
         # SageMaker writes the container's logs here; created up front to set the retention.
+        # The name is SageMaker's, not ours: a retained group would outlive a rolled-back or
+        # deleted stack and make the next deploy fail with "already exists", so it goes with
+        # the stack (the endpoint, deleted first, writes nothing more into it).
         self.log_group = logs.LogGroup(
             self,
             "LogGroup",
             log_group_name=f"{ENDPOINT_INSTANCE_NAMESPACE}/{endpoint_name}",
             retention=log_retention,
+            removal_policy=RemovalPolicy.DESTROY,
         )
         self.execution_role = self._execution_role(
             image, data_key, notification_topics=(success_topic, error_topic)
@@ -114,6 +124,7 @@ class VlEndpoint(Construct):
                     # CloudFormation requires >= 1 here; the scale-in alarm brings it to 0.
                     initial_instance_count=1,
                     initial_variant_weight=1,
+                    inference_ami_version=INFERENCE_AMI_VERSION,
                     # Start-up covers the weights fetch, vLLM loading and a warm-up inference.
                     container_startup_health_check_timeout_in_seconds=(
                         names.VL_CONTAINER_STARTUP_TIMEOUT_SECONDS
@@ -198,6 +209,14 @@ class VlEndpoint(Construct):
         return role
 
     def _scaling(self, *, scale_in_topic: sns.ITopic, alarm_name: str) -> None:
+        # Built from the name rather than read from the alarm, so that the scale-in topic's
+        # policy can name the alarm while the alarm waits for that policy (no cycle).
+        self.scale_in_alarm_arn = Stack.of(self).format_arn(
+            service="cloudwatch",
+            resource="alarm",
+            resource_name=alarm_name,
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )
         scaling_role = iam.Role.from_role_arn(
             self,
             "ScalingRole",
@@ -245,6 +264,10 @@ class VlEndpoint(Construct):
             treat_missing_data=cloudwatch.TreatMissingData.BREACHING,
         )
         self.scale_in_alarm.add_alarm_action(cw_actions.SnsAction(scale_in_topic))
+        # Missing data counts as idle, so the alarm fires soon after it exists: created before
+        # the endpoint is in service, its one notification would meet an endpoint that cannot
+        # be scaled yet, and the alarm, left in ALARM, would not notify again.
+        self.scale_in_alarm.node.add_dependency(self.endpoint)
 
     def metric(
         self, metric_name: str, *, statistic: str, period: Duration = _ONE_MINUTE

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,14 +33,27 @@ def _job_queue(prefix: str) -> str:
     return f"{prefix}-jobs"
 
 
+def _vl_endpoint(prefix: str) -> str:
+    return f"{prefix}-vl"
+
+
+def _scale_in_alarm(prefix: str) -> str:
+    return f"{prefix}-{SCALE_IN_ALARM_NAME_SUFFIX}"
+
+
 def pipeline_names(endpoint: AwsEndpoint, prefix: str = LOCAL_PREFIX) -> PipelineNames:
     """What a client needs to reach a running local pipeline (`idp local up`)."""
     sqs = endpoint.client("sqs")
+    vl_endpoint = _vl_endpoint(prefix)
+    listed = endpoint.client("sagemaker").list_endpoints(NameContains=vl_endpoint)["Endpoints"]
+    vl_enabled = any(item["EndpointName"] == vl_endpoint for item in listed)
     return PipelineNames(
         input_bucket=_input_bucket(prefix),
         results_bucket=_results_bucket(prefix),
         jobs_table=_jobs_table(prefix),
         queue_url=sqs.get_queue_url(QueueName=_job_queue(prefix))["QueueUrl"],
+        vl_endpoint=vl_endpoint if vl_enabled else None,
+        vl_scale_in_alarm=_scale_in_alarm(prefix) if vl_enabled else None,
     )
 
 
@@ -84,6 +97,7 @@ class LocalResources:
             Env.PROCESSOR_FUNCTION: self.function_names[Function.PROCESSOR],
             Env.VL_ENDPOINT_NAME: self.vl_endpoint,
             Env.VL_VARIANT_NAME: names.VL_VARIANT_NAME,
+            Env.VL_SCALE_IN_ALARM_NAME: self.scale_in_alarm,
             Env.VL_ENABLED: "true" if vl_enabled else "false",
             Env.MAX_PAGES: str(names.DEFAULT_MAX_PAGES),
             Env.MAX_INPUT_BYTES: str(names.DEFAULT_MAX_INPUT_BYTES),
@@ -173,7 +187,7 @@ def provision(
 
     function_names = {function: f"{prefix}-{function.value}" for function in Function}
 
-    vl_endpoint = f"{prefix}-vl"
+    vl_endpoint = _vl_endpoint(prefix)
     if vl_enabled:
         _create_scaled_in_endpoint(
             sagemaker,
@@ -181,19 +195,12 @@ def provision(
             results_bucket=results_bucket,
             topic_arns=topic_arns,
         )
-    scale_in_alarm = f"{prefix}-{SCALE_IN_ALARM_NAME_SUFFIX}"
-    cloudwatch.put_metric_alarm(
-        AlarmName=scale_in_alarm,
-        Namespace="AWS/SageMaker",
-        MetricName="ApproximateBacklogSizePerInstance",
-        Dimensions=[{"Name": "EndpointName", "Value": vl_endpoint}],
-        Statistic="Average",
-        Period=names.SCALE_IN_PERIOD_SECONDS,
-        EvaluationPeriods=names.SCALE_IN_EVALUATION_PERIODS,
-        Threshold=names.SCALE_IN_BACKLOG_THRESHOLD,
-        ComparisonOperator="LessThanThreshold",
-        TreatMissingData="breaching",
-        AlarmActions=[topic_arns[Topic.SCALE_IN]],
+    scale_in_alarm = _scale_in_alarm(prefix)
+    put_scale_in_alarm(
+        cloudwatch,
+        alarm_name=scale_in_alarm,
+        endpoint_name=vl_endpoint,
+        actions=[topic_arns[Topic.SCALE_IN]],
     )
     return LocalResources(
         prefix=prefix,
@@ -260,4 +267,23 @@ def _create_scaled_in_endpoint(
         DesiredWeightsAndCapacities=[
             {"VariantName": names.VL_VARIANT_NAME, "DesiredInstanceCount": 0}
         ],
+    )
+
+
+def put_scale_in_alarm(
+    cloudwatch: Any, *, alarm_name: str, endpoint_name: str, actions: Sequence[str] = ()
+) -> None:
+    """The VL endpoint's idle-backlog alarm, defined as the stack defines it."""
+    cloudwatch.put_metric_alarm(
+        AlarmName=alarm_name,
+        Namespace="AWS/SageMaker",
+        MetricName="ApproximateBacklogSizePerInstance",
+        Dimensions=[{"Name": "EndpointName", "Value": endpoint_name}],
+        Statistic="Average",
+        Period=names.SCALE_IN_PERIOD_SECONDS,
+        EvaluationPeriods=names.SCALE_IN_EVALUATION_PERIODS,
+        Threshold=names.SCALE_IN_BACKLOG_THRESHOLD,
+        ComparisonOperator="LessThanThreshold",
+        TreatMissingData="breaching",
+        AlarmActions=list(actions),
     )

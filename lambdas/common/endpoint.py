@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Final
@@ -58,8 +59,14 @@ class EndpointCapacity:
                 )
         raise LookupError(f"endpoint {self.endpoint_name!r} has no variant {self.variant_name!r}")
 
-    def scale_out(self) -> tuple[ScaleResult, VariantState]:
-        """0 → 1 instance when the endpoint is InService with no capacity; otherwise no call."""
+    def scale_out(
+        self, *, before_change: Callable[[], None] | None = None
+    ) -> tuple[ScaleResult, VariantState]:
+        """0 → 1 instance when the endpoint is InService with no capacity; otherwise no call.
+
+        `before_change` runs just before the update is requested; if it raises, nothing changes
+        (so a retry finds the endpoint still at 0 and runs it again).
+        """
         state = self.read()
         if state.is_changing:
             return ScaleResult.UPDATING, state
@@ -67,6 +74,8 @@ class EndpointCapacity:
             return ScaleResult.UNAVAILABLE, state
         if state.desired_instances > 0:
             return ScaleResult.ALREADY, state
+        if before_change is not None:
+            before_change()
         self._set_desired(1)
         return ScaleResult.CHANGED, state
 

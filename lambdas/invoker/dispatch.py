@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from idp import names
 from idp.jobs import DispatchedJob
+from lambdas.common.alarms import AlarmRearm
 from lambdas.common.aws import s3_uri
 from lambdas.common.endpoint import EndpointCapacity, ScaleResult, VariantState
 
@@ -86,20 +87,29 @@ class VlEndpointDispatcher:
         runtime: SageMakerRuntimeClient,
         capacity: EndpointCapacity,
         results_bucket: str,
+        scale_in_alarm: AlarmRearm | None = None,
     ) -> None:
         self._s3 = s3
         self._runtime = runtime
         self._capacity = capacity
         self._results_bucket = results_bucket
+        self._scale_in_alarm = scale_in_alarm
 
     @property
     def target(self) -> str:
         return f"sagemaker:{self._capacity.endpoint_name}"
 
+    def _rearm_scale_in_alarm(self) -> None:
+        if self._scale_in_alarm is not None:
+            self._scale_in_alarm.rearm(
+                f"{self._capacity.endpoint_name} is scaling out from 0 to 1 instance"
+            )
+
     def submit(self, job: DispatchedJob) -> VlSubmission:
         # Scale-out is idempotent: no call when the variant already has an instance or the
         # endpoint is changing (a scale-in in flight is caught by the backlog step scaling).
-        scale_out, state = self._capacity.scale_out()
+        # Going 0 → 1, the scale-in alarm is re-armed first (lambdas/common/alarms.py).
+        scale_out, state = self._capacity.scale_out(before_change=self._rearm_scale_in_alarm)
         if scale_out is ScaleResult.UNAVAILABLE:
             raise EndpointUnavailable(
                 f"VL endpoint {self._capacity.endpoint_name} is {state.endpoint_status}"

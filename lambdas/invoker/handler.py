@@ -21,6 +21,7 @@ from aws_lambda_powertools.utilities.batch.types import PartialItemFailureRespon
 from idp.errors import InvalidMessage
 from idp.names import Service
 from idp.store import JobStore
+from lambdas.common.alarms import AlarmRearm
 from lambdas.common.aws import CLIENT_CONFIG
 from lambdas.common.endpoint import EndpointCapacity
 from lambdas.common.telemetry import Telemetry
@@ -58,6 +59,14 @@ def job_router() -> JobRouter:
                 variant_name=config.vl_variant_name,
             ),
             results_bucket=config.results_bucket,
+            scale_in_alarm=(
+                AlarmRearm(
+                    boto3.client("cloudwatch", config=CLIENT_CONFIG),
+                    alarm_name=config.vl_scale_in_alarm_name,
+                )
+                if config.vl_scale_in_alarm_name
+                else None
+            ),
         )
     table = boto3.resource("dynamodb", config=CLIENT_CONFIG).Table(config.jobs_table)
     return JobRouter(

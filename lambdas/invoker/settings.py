@@ -16,6 +16,7 @@ class InvokerSettings(EnvSettings):
     vl_enabled: bool = Field(default=False, alias=Env.VL_ENABLED.value)
     vl_endpoint_name: str | None = Field(default=None, alias=Env.VL_ENDPOINT_NAME.value)
     vl_variant_name: str = Field(default=names.VL_VARIANT_NAME, alias=Env.VL_VARIANT_NAME.value)
+    vl_scale_in_alarm_name: str | None = Field(default=None, alias=Env.VL_SCALE_IN_ALARM_NAME.value)
     max_input_bytes: int = Field(
         default=names.DEFAULT_MAX_INPUT_BYTES, gt=0, alias=Env.MAX_INPUT_BYTES.value
     )

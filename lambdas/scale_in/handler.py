@@ -14,7 +14,7 @@ from idp.names import Service
 from lambdas.common.aws import CLIENT_CONFIG
 from lambdas.common.endpoint import EndpointCapacity
 from lambdas.common.telemetry import Telemetry
-from lambdas.scale_in.scaling import AlarmRearm, EndpointScaler
+from lambdas.scale_in.scaling import EndpointScaler
 from lambdas.scale_in.settings import ScaleInSettings
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def endpoint_scaler() -> EndpointScaler:
         ),
         telemetry=Telemetry(namespace=config.metrics_namespace, service=config.service),
         logger=logger,
-        alarms=AlarmRearm(boto3.client("cloudwatch", config=CLIENT_CONFIG)),
+        cloudwatch=boto3.client("cloudwatch", config=CLIENT_CONFIG),
     )
 
 

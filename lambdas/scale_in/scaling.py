@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from idp.names import Metric
+from lambdas.common.alarms import AlarmRearm
 from lambdas.common.aws import is_endpoint_busy
 from lambdas.common.endpoint import EndpointCapacity, ScaleResult
 from lambdas.common.telemetry import Telemetry
@@ -64,18 +65,6 @@ def parse_alarm(message: str) -> AlarmStateChange | None:
         return None
 
 
-class AlarmRearm:
-    """Sets an alarm back to OK so that, still breaching, it goes to ALARM and notifies again."""
-
-    def __init__(self, cloudwatch: CloudWatchClient) -> None:
-        self._cloudwatch = cloudwatch
-
-    def rearm(self, alarm_name: str, reason: str) -> None:
-        self._cloudwatch.set_alarm_state(
-            AlarmName=alarm_name, StateValue="OK", StateReason=reason[:1000]
-        )
-
-
 class EndpointScaler:
     """The scale-in handler's logic. Takes the endpoint's `EndpointCapacity`."""
 
@@ -85,12 +74,12 @@ class EndpointScaler:
         capacity: EndpointCapacity,
         telemetry: Telemetry,
         logger: Logger,
-        alarms: AlarmRearm | None = None,
+        cloudwatch: CloudWatchClient | None = None,
     ):
         self._capacity = capacity
         self._telemetry = telemetry
         self._logger = logger
-        self._alarms = alarms
+        self._cloudwatch = cloudwatch
 
     def handle_message(self, message: str) -> ScaleInReport:
         alarm = parse_alarm(message)
@@ -99,8 +88,8 @@ class EndpointScaler:
             return ScaleInReport(ScaleInAction.UNRECOGNIZED, "not a CloudWatch alarm notification")
         with self._logger.append_context_keys(alarm=alarm.alarm_name, alarm_state=alarm.new_state):
             report = self.on_alarm_state(alarm.new_state)
-            if report.action is ScaleInAction.ENDPOINT_UPDATING and self._alarms is not None:
-                self._alarms.rearm(alarm.alarm_name, report.detail)
+            if report.action is ScaleInAction.ENDPOINT_UPDATING and self._cloudwatch is not None:
+                AlarmRearm(self._cloudwatch, alarm_name=alarm.alarm_name).rearm(report.detail)
             self._logger.info(report.detail, extra={"action": report.action.value})
             return report
 

@@ -133,6 +133,8 @@ def test_invoker_reads_inputs_routes_jobs_and_scales_the_endpoint(
             ),
             arns.endpoint,
         )
+        # Scaling out re-arms the scale-in alarm, and only that alarm.
+        | {("cloudwatch:SetAlarmState", arns.scale_in_alarm)}
     )
 
 
@@ -172,6 +174,8 @@ def test_completion_handler_reads_vl_outcomes_and_writes_results(
             f"{arns.results}/{names.VL_OUTPUT_PREFIX}*",
             f"{arns.results}/{names.VL_FAILURE_PREFIX}*",
         )
+        # A missing outcome must read 404 (NoSuchKey), not 403: ListBucket on those prefixes.
+        | {("s3:ListBucket", arns.results)}
         | {("s3:PutObject", f"{arns.results}/{names.RESULTS_PREFIX}*")}
         | arns.job_store()
     )
@@ -235,7 +239,28 @@ def test_prefix_listing_is_limited_to_its_prefix(full: Synthesized) -> None:
         for statement in iter_statements(policy["Properties"]["PolicyDocument"]):
             if statement["Action"] == "s3:ListBucket" and "Condition" in statement:
                 prefixes.update(statement["Condition"]["StringLike"]["s3:prefix"])
-    assert prefixes == {f"{names.RESULTS_PREFIX}*", f"{names.MODEL_CACHE_PREFIX}*"}
+    assert prefixes == {
+        f"{names.RESULTS_PREFIX}*",
+        f"{names.MODEL_CACHE_PREFIX}*",
+        f"{names.VL_OUTPUT_PREFIX}*",
+        f"{names.VL_FAILURE_PREFIX}*",
+    }
+
+
+def test_completion_handler_lists_only_the_vl_outcome_prefixes(
+    full: Synthesized, arns: Arns
+) -> None:
+    role_id, _, _ = arns.function(Function.COMPLETION)
+    (statement,) = [
+        statement
+        for policy in full.of_type("AWS::IAM::Policy").values()
+        if {"Ref": role_id} in policy["Properties"]["Roles"]
+        for statement in iter_statements(policy["Properties"]["PolicyDocument"])
+        if statement["Action"] == "s3:ListBucket"
+    ]
+    assert statement["Condition"] == {
+        "StringLike": {"s3:prefix": [f"{names.VL_OUTPUT_PREFIX}*", f"{names.VL_FAILURE_PREFIX}*"]}
+    }
 
 
 def test_metrics_may_only_be_put_into_the_pipeline_namespaces(full: Synthesized) -> None:

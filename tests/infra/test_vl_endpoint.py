@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import botocore.session
+from botocore.model import StringShape
+
 from idp import names
 from idp.names import Env, Service
 from idp.topology import FUNCTIONS, SCALE_IN_ALARM_NAME_SUFFIX, Function, Topic
-from infra.vl_endpoint import SCALABLE_DIMENSION
+from infra.vl_endpoint import INFERENCE_AMI_VERSION, SCALABLE_DIMENSION
 from tests.infra.support import Synthesized, arn_of, as_list, iter_statements, ref
 
 ENDPOINT_NAME = f"{names.STACK_NAME}-vl"
@@ -41,7 +44,17 @@ def test_model_runs_the_vl_image_with_its_execution_role(full: Synthesized) -> N
     assert env[Env.MODEL_CACHE_BUCKET] == ref(full.logical_id("Storage/ModelCacheBucket"))
     assert env[Env.POWERTOOLS_SERVICE_NAME] == Service.VL_ENDPOINT.value
     assert env[names.VlEnv.MAX_CONCURRENT_REQUESTS] == str(names.VL_MAX_CONCURRENT_INVOCATIONS)
-    assert env[names.VlEnv.REQUEST_TIMEOUT_SECONDS] == str(names.VL_INVOCATION_TIMEOUT_SECONDS)
+    assert env[names.VlEnv.REQUEST_TIMEOUT_SECONDS] == str(names.VL_REQUEST_TIMEOUT_SECONDS)
+
+
+def test_container_gives_up_on_a_request_before_sagemaker_does(full: Synthesized) -> None:
+    # GIVEN the container's own request timeout and the invocation timeout the invoker passes
+    _, model = full.only("AWS::SageMaker::Model")
+    container_timeout = int(
+        model["PrimaryContainer"]["Environment"][names.VlEnv.REQUEST_TIMEOUT_SECONDS]
+    )
+    # THEN the container's 504 (with its reason) arrives before SageMaker's bare timeout
+    assert 0 < container_timeout < names.VL_INVOCATION_TIMEOUT_SECONDS
 
 
 def test_endpoint_config_is_asynchronous_with_s3_paths_and_sns_notifications(
@@ -71,6 +84,7 @@ def test_endpoint_config_is_asynchronous_with_s3_paths_and_sns_notifications(
             "InstanceType": names.VL_INSTANCE_TYPE,
             "InitialInstanceCount": 1,  # CloudFormation's minimum; scale-in takes it to 0
             "InitialVariantWeight": 1,
+            "InferenceAmiVersion": INFERENCE_AMI_VERSION,
             "ContainerStartupHealthCheckTimeoutInSeconds": (
                 names.VL_CONTAINER_STARTUP_TIMEOUT_SECONDS
             ),
@@ -78,6 +92,18 @@ def test_endpoint_config_is_asynchronous_with_s3_paths_and_sns_notifications(
     ]
     # ml.g5 has local NVMe storage: SageMaker rejects a volume KmsKeyId for it.
     assert "KmsKeyId" not in config
+
+
+def test_variant_boots_an_ami_whose_driver_runs_cuda_12_images() -> None:
+    # GIVEN SageMaker's own list of inference AMIs (the API model botocore ships)
+    sagemaker = botocore.session.get_session().get_service_model("sagemaker")
+    shape = sagemaker.shape_for("ProductionVariantInferenceAmiVersion")
+    assert isinstance(shape, StringShape)
+    offered = shape.enum
+    # THEN the variant names one of them, a GPU AMI newer than the default (driver 470, CUDA
+    # 11.4): the gpu-2* AMIs carry driver 535 (CUDA 12.2), gpu-3-1 driver 550 (CUDA 12.4)
+    assert INFERENCE_AMI_VERSION in offered
+    assert INFERENCE_AMI_VERSION == "al2-ami-sagemaker-inference-gpu-3-1"
 
 
 def test_endpoint_uses_the_config_under_the_name_the_functions_know(full: Synthesized) -> None:
@@ -189,6 +215,85 @@ def test_endpoint_logs_are_kept_for_the_configured_retention(full: Synthesized) 
     assert group["RetentionInDays"] == 30
 
 
+def test_endpoint_log_group_goes_with_the_stack(full: Synthesized) -> None:
+    # GIVEN the log group SageMaker's fixed name points at
+    (group,) = [
+        g
+        for g in full.of_type("AWS::Logs::LogGroup").values()
+        if g["Properties"].get("LogGroupName") == f"/aws/sagemaker/Endpoints/{ENDPOINT_NAME}"
+    ]
+    # THEN a rollback or a stack deletion removes it, so a redeploy can create it again
+    assert group["DeletionPolicy"] == "Delete"
+    assert group["UpdateReplacePolicy"] == "Delete"
+
+
+def test_cloudwatch_may_publish_only_the_scale_in_alarm_into_its_topic(
+    full: Synthesized,
+) -> None:
+    # GIVEN the scale-in topic's policy (which replaces SNS's default policy)
+    topic_id = _topic_id(full, Topic.SCALE_IN)
+    (policy_id, policy) = next(
+        (logical_id, p["Properties"])
+        for logical_id, p in full.of_type("AWS::SNS::TopicPolicy").items()
+        if p["Properties"]["Topics"] == [ref(topic_id)]
+    )
+    # THEN it allows CloudWatch to publish, for this account's scale-in alarm only
+    alarm_arn = {
+        "Fn::Join": [
+            "",
+            [
+                "arn:",
+                ref("AWS::Partition"),
+                ":cloudwatch:",
+                ref("AWS::Region"),
+                ":",
+                ref("AWS::AccountId"),
+                f":alarm:{names.STACK_NAME}-{SCALE_IN_ALARM_NAME_SUFFIX}",
+            ],
+        ]
+    }
+    assert {
+        "Sid": "AllowCloudwatchToPublish",
+        "Effect": "Allow",
+        "Principal": {"Service": "cloudwatch.amazonaws.com"},
+        "Action": "sns:Publish",
+        "Resource": ref(topic_id),
+        "Condition": {
+            "ArnEquals": {"aws:SourceArn": alarm_arn},
+            "StringEquals": {"aws:SourceAccount": ref("AWS::AccountId")},
+        },
+    } in policy["PolicyDocument"]["Statement"]
+    # AND the alarm is created after that Allow, so its first notification is not refused
+    (alarm_id,) = [
+        logical_id
+        for logical_id, a in full.of_type("AWS::CloudWatch::Alarm").items()
+        if a["Properties"]["MetricName"] == "ApproximateBacklogSizePerInstance"
+    ]
+    assert policy_id in as_list(full.resources[alarm_id]["DependsOn"])
+
+
+def test_scale_in_alarm_is_created_once_the_endpoint_can_be_scaled(full: Synthesized) -> None:
+    # GIVEN the idle alarm, which fires soon after creation (missing data counts as idle)
+    endpoint_id, _ = full.only("AWS::SageMaker::Endpoint")
+    (alarm_id,) = [
+        logical_id
+        for logical_id, a in full.of_type("AWS::CloudWatch::Alarm").items()
+        if a["Properties"]["MetricName"] == "ApproximateBacklogSizePerInstance"
+    ]
+    # THEN CloudFormation creates it only after the endpoint is in service
+    assert endpoint_id in as_list(full.resources[alarm_id]["DependsOn"])
+
+
+def test_invoker_can_find_the_scale_in_alarm_it_re_arms(full: Synthesized) -> None:
+    (alarm_id,) = [
+        logical_id
+        for logical_id, a in full.of_type("AWS::CloudWatch::Alarm").items()
+        if a["Properties"]["MetricName"] == "ApproximateBacklogSizePerInstance"
+    ]
+    _, invoker = full.function_by_handler(FUNCTIONS[Function.INVOKER].handler)
+    assert invoker["Environment"]["Variables"][Env.VL_SCALE_IN_ALARM_NAME] == ref(alarm_id)
+
+
 def test_cpu_only_mode_deploys_no_gpu_path(cpu_only: Synthesized) -> None:
     for resource_type in (
         "AWS::SageMaker::Model",
@@ -213,6 +318,7 @@ def test_cpu_only_mode_deploys_no_gpu_path(cpu_only: Synthesized) -> None:
     env = invoker["Environment"]["Variables"]
     assert env[Env.VL_ENABLED] == "false"
     assert env[Env.VL_ENDPOINT_NAME] == ""
+    assert env[Env.VL_SCALE_IN_ALARM_NAME] == ""
 
 
 def test_cpu_only_completion_handler_still_records_processor_crashes(

@@ -10,7 +10,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import boto3
 from aws_lambda_powertools import Logger
@@ -18,6 +18,7 @@ from botocore.exceptions import ClientError
 
 from idp import names
 from idp.jobs import DispatchedJob
+from idp.local.resources import put_scale_in_alarm
 from idp.names import OcrModel
 from idp.results import Block, EngineInfo, Line, OcrResult, PageResult, SourceInfo
 from idp.store import JobStore, jobs_table_definition
@@ -26,6 +27,7 @@ from lambdas.invoker.dispatch import LambdaProcessorInvoker
 from lambdas.invoker.routing import JobRouter
 
 if TYPE_CHECKING:
+    from mypy_boto3_cloudwatch import CloudWatchClient
     from mypy_boto3_dynamodb.service_resource import DynamoDBServiceResource, Table
     from mypy_boto3_lambda import LambdaClient
     from mypy_boto3_s3 import S3Client
@@ -390,3 +392,20 @@ def endpoint_result() -> OcrResult:
         pages=[page],
         timings_ms={"fetch": 40.0, "queue": 0.0, "ocr": 5200.0, "total": 5300.0},
     )
+
+
+SCALE_IN_ALARM = "paddle-idp-test-vl-backlog-idle"
+
+
+def create_scale_in_alarm(
+    cloudwatch: CloudWatchClient, *, state: Literal["ALARM", "INSUFFICIENT_DATA", "OK"]
+) -> str:
+    """The VL endpoint's idle-backlog alarm as the stack defines it, forced into `state`."""
+    put_scale_in_alarm(cloudwatch, alarm_name=SCALE_IN_ALARM, endpoint_name=VL_ENDPOINT)
+    cloudwatch.set_alarm_state(AlarmName=SCALE_IN_ALARM, StateValue=state, StateReason="test")
+    return SCALE_IN_ALARM
+
+
+def alarm_state(cloudwatch: CloudWatchClient, name: str) -> str:
+    (alarm,) = cloudwatch.describe_alarms(AlarmNames=[name])["MetricAlarms"]
+    return str(alarm["StateValue"])

@@ -6,15 +6,20 @@ import io
 import json
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import boto3
 import pytest
 from aws_lambda_powertools import Logger
 
 from idp import names
+from idp.errors import TransientError
 from idp.jobs import DispatchedJob, JobOptions
 from idp.names import JobStatus
 from idp.store import JobStore
+from lambdas.common.alarms import AlarmRearm
+from lambdas.common.telemetry import Telemetry
+from lambdas.invoker.dispatch import LambdaProcessorInvoker, VlEndpointDispatcher
 from lambdas.invoker.handler import process_batch
 from lambdas.invoker.routing import Disposition, JobRouter
 from tests.lambdas.support import (
@@ -22,15 +27,22 @@ from tests.lambdas.support import (
     JOBS_TABLE,
     PROCESSOR_FUNCTION,
     RESULTS_BUCKET,
+    SCALE_IN_ALARM,
+    TEST_LOGGER,
     VL_ENDPOINT,
     EmulatedAws,
     Faults,
     RecordingProcessorInvoker,
     RouterFactory,
+    alarm_state,
+    create_scale_in_alarm,
     load_event,
     s3_event_body,
     sqs_event,
 )
+
+if TYPE_CHECKING:
+    from mypy_boto3_cloudwatch import CloudWatchClient
 
 
 def direct(key: str, **fields: Any) -> str:
@@ -131,6 +143,66 @@ def test_vl_job_scales_the_endpoint_out_from_zero_and_submits_its_manifest(
         names.OcrModel.PADDLEOCR_VL,
     )
     assert processor_runs.events == []
+
+
+def _router_with_scale_in_alarm(aws: EmulatedAws, cloudwatch: CloudWatchClient) -> JobRouter:
+    return JobRouter(
+        s3=aws.s3,
+        store=aws.store,
+        processor=LambdaProcessorInvoker(aws.lambda_client, function_name=PROCESSOR_FUNCTION),
+        vl=VlEndpointDispatcher(
+            s3=aws.s3,
+            runtime=aws.runtime,
+            capacity=aws.capacity(),
+            results_bucket=RESULTS_BUCKET,
+            scale_in_alarm=AlarmRearm(cloudwatch, alarm_name=SCALE_IN_ALARM),
+        ),
+        max_input_bytes=names.DEFAULT_MAX_INPUT_BYTES,
+        telemetry=Telemetry(namespace="PaddleIdpTest", service="invoker"),
+        logger=TEST_LOGGER,
+    )
+
+
+def test_scaling_out_from_zero_re_arms_the_scale_in_alarm(aws: EmulatedAws) -> None:
+    # GIVEN an endpoint scaled in to zero, its idle alarm left in ALARM by that scale-in
+    cloudwatch = boto3.client("cloudwatch", region_name="us-east-1")
+    create_scale_in_alarm(cloudwatch, state="ALARM")
+    aws.set_vl_instances(0)
+    aws.put_input("scan.pdf")
+
+    # WHEN a PaddleOCR-VL job scales it out to one instance
+    [outcome] = _router_with_scale_in_alarm(aws, cloudwatch).handle_message(
+        direct("scan.pdf", model="PaddleOCR-VL")
+    )
+
+    # THEN the alarm is OK again: once the instance is idle, its next breach notifies
+    assert aws.job(outcome.job_id)["endpoint_scale_out"] == "changed"
+    assert aws.vl_instances() == 1
+    assert alarm_state(cloudwatch, SCALE_IN_ALARM) == "OK"
+
+
+def test_a_failed_re_arm_leaves_the_endpoint_at_zero_for_the_retry(
+    aws: EmulatedAws, faults: Faults
+) -> None:
+    # GIVEN an endpoint at zero whose alarm cannot be set right now
+    cloudwatch = boto3.client("cloudwatch", region_name="us-east-1")
+    create_scale_in_alarm(cloudwatch, state="ALARM")
+    aws.set_vl_instances(0)
+    aws.put_input("scan.pdf")
+    faults.fail_calls(cloudwatch, "SetAlarmState", code="ThrottlingException", times=1)
+    router = _router_with_scale_in_alarm(aws, cloudwatch)
+
+    # WHEN the job is routed, fails, and its message is delivered again
+    with pytest.raises(TransientError, match="SetAlarmState"):
+        router.handle_message(direct("scan.pdf", model="PaddleOCR-VL"))
+    stayed_at = aws.vl_instances()
+    [outcome] = router.handle_message(direct("scan.pdf", model="PaddleOCR-VL"))
+
+    # THEN nothing was scaled without the re-arm; the retry re-arms and scales out
+    assert stayed_at == 0
+    assert aws.job(outcome.job_id)["endpoint_scale_out"] == "changed"
+    assert aws.vl_instances() == 1
+    assert alarm_state(cloudwatch, SCALE_IN_ALARM) == "OK"
 
 
 def test_vl_job_leaves_an_endpoint_with_one_instance_alone(

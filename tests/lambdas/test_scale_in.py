@@ -9,7 +9,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from lambdas.common.telemetry import Telemetry
-from lambdas.scale_in.scaling import AlarmRearm, EndpointScaler, ScaleInAction
+from lambdas.scale_in.scaling import EndpointScaler, ScaleInAction
 from tests.lambdas.support import TEST_LOGGER, VL_ENDPOINT, EmulatedAws, Faults, sns_message
 
 
@@ -151,7 +151,7 @@ def test_alarm_while_updating_is_re_armed_so_it_notifies_again(
         capacity=aws.capacity(),
         telemetry=Telemetry(namespace="PaddleIdpTest", service="scale-in"),
         logger=TEST_LOGGER,
-        alarms=AlarmRearm(cloudwatch),
+        cloudwatch=cloudwatch,
     )
 
     # WHEN the ALARM notification arrives

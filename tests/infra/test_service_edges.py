@@ -1,0 +1,938 @@
+"""Every service-to-service edge of the stack is allowed, proved on the synthesized template.
+
+The emulator never evaluates resource or key policies, so an edge that IAM would refuse in AWS
+(CloudWatch publishing into a topic whose policy holds only a Deny, EventBridge writing into a
+queue under a key that does not name it) passes every emulated test. Here each edge is a row of
+EDGES: the calls it makes, and for each the policy that must grant it (tests/infra/policies.py
+evaluates them), or why that kind of policy does not apply. A completeness test enumerates the
+edges the template wires (event sources, permissions, subscriptions, destinations, targets,
+alarm actions, notifications, dead-letter queues, execution roles) and fails on any edge
+without a row.
+
+Condition keys a service sends (modelled in `as_service`): AWS services that act as their
+service principal send aws:SourceArn (the resource they act for: bucket, topic, rule, alarm)
+and aws:SourceAccount with the resource call (SNS, SQS and Lambda document this), and AWS
+documents aws:SourceAccount for their key use too (S3, SNS, CloudWatch, EventBridge); the key
+policy therefore requires only aws:SourceAccount (see infra/encryption.py).
+
+Why SageMaker's notifications need no topic-policy Allow: an async endpoint publishes its
+success and error notifications, and writes its output, with the endpoint's execution role, a
+role of the topic's own account. Within one account, a request is allowed when either the
+identity policy or the resource policy allows it and none denies it; the topic policy (only
+the TLS Deny) denies nothing sent over TLS, so the role's sns:Publish suffices. Only callers
+that act as a service principal (CloudWatch, EventBridge, S3, SNS) need the resource policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final
+
+import pytest
+
+from idp import names
+from idp.names import Env
+from idp.topology import FUNCTIONS, Function, Topic
+from infra.vl_endpoint import SCALABLE_DIMENSION
+from tests.infra.policies import (
+    ACCOUNT,
+    PARTITION,
+    Policies,
+    Request,
+    Role,
+    Service,
+    Via,
+)
+from tests.infra.support import Synthesized, as_list, ref
+
+SYNTHS: Final = ("full", "cpu_only")
+TLS: Final = {"aws:SecureTransport": "true"}
+SCALING_SERVICE_LINKED_ROLE: Final = "AWSServiceRoleForApplicationAutoScaling_SageMakerEndpoint"
+
+S3: Final = Service("s3.amazonaws.com")
+SNS: Final = Service("sns.amazonaws.com")
+CLOUDWATCH: Final = Service("cloudwatch.amazonaws.com")
+EVENTS: Final = Service("events.amazonaws.com")
+LAMBDA: Final = Service("lambda.amazonaws.com")
+SAGEMAKER: Final = Service("sagemaker.amazonaws.com")
+
+# What a writer into an encrypted queue, topic or object needs of the key (SQS, SNS, S3 docs).
+ENCRYPT: Final = ("kms:GenerateDataKey", "kms:Decrypt")
+DECRYPT: Final = ("kms:Decrypt",)
+CONSUME: Final = (
+    "sqs:ReceiveMessage",
+    "sqs:DeleteMessage",
+    "sqs:GetQueueAttributes",
+    "sqs:ChangeMessageVisibility",
+)
+
+
+# The deployed stack, by component ----------------------------------------------------------
+
+
+class Deployment:
+    """A synthesized stack with its policies, looked up by the components' construct paths."""
+
+    def __init__(self, synth: Synthesized) -> None:
+        self.synth = synth
+        self.policies = Policies(synth)
+        self.resolve = self.policies.resolver.resolve
+
+    def id(self, construct_path: str) -> str:
+        return self.synth.logical_id(construct_path)
+
+    def arn(self, logical_id: str) -> str:
+        kind = self.synth.resources[logical_id]["Type"]
+        if kind in ("AWS::SNS::Topic", "AWS::SageMaker::Endpoint"):
+            return str(self.resolve(ref(logical_id)))  # their Ref is the ARN
+        return str(self.resolve({"Fn::GetAtt": [logical_id, "Arn"]}))
+
+    def function(self, function: Function) -> str:
+        return self.synth.function_by_handler(FUNCTIONS[function].handler)[0]
+
+    def has(self, function: Function) -> bool:
+        try:
+            self.function(function)
+        except AssertionError:
+            return False
+        return True
+
+    def role(self, function: Function) -> Role:
+        role_id = self.synth.props(self.function(function))["Role"]["Fn::GetAtt"][0]
+        return Role(role_id)
+
+    def topic(self, topic: Topic) -> str:
+        return self.id(f"{topic.value}/{topic.value}")
+
+    @property
+    def key(self) -> str:
+        return self.arn(self.synth.only("AWS::KMS::Key")[0])
+
+    @property
+    def job_queue(self) -> str:
+        return self.id("JobQueue/Queue")
+
+    @property
+    def job_dead_letter_queue(self) -> str:
+        return self.id("JobQueue/DeadLetterQueue")
+
+    @property
+    def async_failures(self) -> str:
+        return self.id("AsyncFailureQueue/Queue")
+
+    def bucket(self, name: str) -> str:
+        return self.id(f"Storage/{name}Bucket")
+
+    def object_arn(self, bucket: str, key: str) -> str:
+        return f"{self.arn(self.bucket(bucket))}/{key}"
+
+    @property
+    def sweeper_rule(self) -> str:
+        return self.id("StaleJobSweeper/Schedule")
+
+    @property
+    def endpoint(self) -> str:
+        return self.synth.only("AWS::SageMaker::Endpoint")[0]
+
+    @property
+    def endpoint_config(self) -> str:
+        return self.synth.only("AWS::SageMaker::EndpointConfig")[0]
+
+    @property
+    def execution_role(self) -> Role:
+        _, model = self.synth.only("AWS::SageMaker::Model")
+        return Role(model["ExecutionRoleArn"]["Fn::GetAtt"][0])
+
+    @property
+    def scale_in_alarm(self) -> str:
+        return self.id("VlEndpoint/ScaleInAlarm")
+
+    @property
+    def scale_out_alarm(self) -> str:
+        (alarm,) = [
+            logical_id
+            for logical_id, alarm in self.synth.of_type("AWS::CloudWatch::Alarm").items()
+            if alarm["Properties"]["MetricName"] == "HasBacklogWithoutCapacity"
+        ]
+        return alarm
+
+
+def as_service(d: Deployment, *, source: str) -> dict[str, str]:
+    """The condition keys an AWS service sends when it acts for one of our resources."""
+    return {**TLS, "aws:SourceArn": d.arn(source), "aws:SourceAccount": ACCOUNT}
+
+
+def calls(
+    principal: Service | Role,
+    actions: tuple[str, ...],
+    resource: str,
+    context: dict[str, str] | None = None,
+) -> list[Request]:
+    return [Request(principal, action, resource, context or TLS) for action in actions]
+
+
+# Edges the template wires ------------------------------------------------------------------
+
+
+class Kind(StrEnum):
+    BUCKET_NOTIFICATION = "S3 notification"
+    EVENT_SOURCE_MAPPING = "event source mapping"
+    INVOKE_PERMISSION = "Lambda permission"
+    SUBSCRIPTION = "SNS subscription"
+    SUBSCRIPTION_REDRIVE = "SNS subscription redrive"
+    DESTINATION = "Lambda async destination"
+    FUNCTION_DEAD_LETTER = "Lambda dead-letter queue"
+    QUEUE_REDRIVE = "SQS redrive"
+    RULE_TARGET = "EventBridge target"
+    RULE_DEAD_LETTER = "EventBridge target dead-letter queue"
+    ALARM_ACTION = "alarm action"
+    SCALING_POLICY = "scaling policy"
+    SCALABLE_TARGET = "scalable target"
+    ENDPOINT_NOTIFICATION = "SageMaker async notification"
+    ENDPOINT_OUTPUT = "SageMaker async output"
+    EXECUTION_ROLE = "execution role"
+
+
+@dataclass(frozen=True, order=True)
+class Edge:
+    kind: Kind
+    source: str  # logical id (or service principal, for a permission with no source)
+    target: str
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}: {self.source} -> {self.target}"
+
+
+def referenced_id(value: Any) -> str:
+    """The one resource a property value points at (Ref, GetAtt, or a Join around one)."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if "Ref" in node and not str(node["Ref"]).startswith("AWS::"):
+                found.append(node["Ref"])
+            elif "Fn::GetAtt" in node:
+                found.append(node["Fn::GetAtt"][0])
+            else:
+                for item in node.values():
+                    walk(item)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(value)
+    assert len(set(found)) == 1, f"{value} points at {found}"
+    return found[0]
+
+
+Props = dict[str, Any]
+Wiring = Callable[[str, Props, Deployment], Iterator[Edge]]
+
+
+def _edge(kind: Kind, source: str, target: Any) -> Edge:
+    return Edge(kind, source, referenced_id(target))
+
+
+def _bucket(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    for destination in _notification_destinations(props.get("NotificationConfiguration")):
+        yield _edge(Kind.BUCKET_NOTIFICATION, logical_id, destination)
+
+
+def _bucket_notifications(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    """CDK's custom resource for notifications added with add_event_notification."""
+    bucket = referenced_id(props["BucketName"])
+    for destination in _notification_destinations(props["NotificationConfiguration"]):
+        yield _edge(Kind.BUCKET_NOTIFICATION, bucket, destination)
+
+
+def _event_source_mapping(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    source = referenced_id(props["EventSourceArn"])
+    yield _edge(Kind.EVENT_SOURCE_MAPPING, source, props["FunctionName"])
+
+
+def _permission(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    source = referenced_id(props["SourceArn"]) if "SourceArn" in props else props["Principal"]
+    yield _edge(Kind.INVOKE_PERMISSION, source, props["FunctionName"])
+
+
+def _subscription(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    topic = referenced_id(props["TopicArn"])
+    yield _edge(Kind.SUBSCRIPTION, topic, props["Endpoint"])
+    if "RedrivePolicy" in props:
+        dead_letters = props["RedrivePolicy"]["deadLetterTargetArn"]
+        yield _edge(Kind.SUBSCRIPTION_REDRIVE, topic, dead_letters)
+
+
+def _event_invoke_config(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    function = referenced_id(props["FunctionName"])
+    for outcome in props.get("DestinationConfig", {}).values():  # OnSuccess / OnFailure
+        yield _edge(Kind.DESTINATION, function, outcome["Destination"])
+
+
+def _function(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    yield _edge(Kind.EXECUTION_ROLE, logical_id, props["Role"])
+    if "DeadLetterConfig" in props:
+        yield _edge(Kind.FUNCTION_DEAD_LETTER, logical_id, props["DeadLetterConfig"]["TargetArn"])
+
+
+def _queue(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    if "RedrivePolicy" in props:
+        dead_letters = props["RedrivePolicy"]["deadLetterTargetArn"]
+        yield _edge(Kind.QUEUE_REDRIVE, logical_id, dead_letters)
+
+
+def _rule(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    for target in props.get("Targets", []):
+        yield _edge(Kind.RULE_TARGET, logical_id, target["Arn"])
+        if "DeadLetterConfig" in target:
+            yield _edge(Kind.RULE_DEAD_LETTER, logical_id, target["DeadLetterConfig"]["Arn"])
+
+
+def _alarm(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    for key in ("AlarmActions", "OKActions", "InsufficientDataActions"):
+        for action in props.get(key, []):
+            yield _edge(Kind.ALARM_ACTION, logical_id, action)
+
+
+def _scaling_policy(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    yield _edge(Kind.SCALING_POLICY, logical_id, props["ScalingTargetId"])
+
+
+def _scalable_target(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    """The target names its endpoint in ResourceId (endpoint/<name>/variant/<variant>)."""
+    endpoint_name = props["ResourceId"].split("/")[1]
+    (endpoint,) = [
+        endpoint_id
+        for endpoint_id, endpoint in d.synth.of_type("AWS::SageMaker::Endpoint").items()
+        if endpoint["Properties"]["EndpointName"] == endpoint_name
+    ]
+    yield Edge(Kind.SCALABLE_TARGET, logical_id, endpoint)
+
+
+def _endpoint_config(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    output = props.get("AsyncInferenceConfig", {}).get("OutputConfig", {})
+    for topic in ("SuccessTopic", "ErrorTopic"):
+        if topic in output.get("NotificationConfig", {}):
+            yield _edge(Kind.ENDPOINT_NOTIFICATION, logical_id, output["NotificationConfig"][topic])
+    for path in ("S3OutputPath", "S3FailurePath"):
+        if path in output:
+            yield _edge(Kind.ENDPOINT_OUTPUT, logical_id, output[path])
+
+
+def _model(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    yield _edge(Kind.EXECUTION_ROLE, logical_id, props["ExecutionRoleArn"])
+
+
+# Where a template wires one resource to another, by resource type.
+WIRING: Final[dict[str, Wiring]] = {
+    "AWS::S3::Bucket": _bucket,
+    "Custom::S3BucketNotifications": _bucket_notifications,
+    "AWS::Lambda::EventSourceMapping": _event_source_mapping,
+    "AWS::Lambda::Permission": _permission,
+    "AWS::SNS::Subscription": _subscription,
+    "AWS::Lambda::EventInvokeConfig": _event_invoke_config,
+    "AWS::Lambda::Function": _function,
+    "AWS::SQS::Queue": _queue,
+    "AWS::Events::Rule": _rule,
+    "AWS::CloudWatch::Alarm": _alarm,
+    "AWS::ApplicationAutoScaling::ScalingPolicy": _scaling_policy,
+    "AWS::ApplicationAutoScaling::ScalableTarget": _scalable_target,
+    "AWS::SageMaker::EndpointConfig": _endpoint_config,
+    "AWS::SageMaker::Model": _model,
+}
+
+
+def template_edges(d: Deployment) -> set[Edge]:
+    """Every edge the template wires between two resources (or a service and a resource)."""
+    return {
+        edge
+        for logical_id, resource in d.synth.resources.items()
+        if resource["Type"] in WIRING
+        for edge in WIRING[resource["Type"]](logical_id, resource.get("Properties", {}), d)
+    }
+
+
+def _notification_destinations(configuration: dict[str, Any] | None) -> Iterator[Any]:
+    for key, destination in (
+        ("QueueConfigurations", "Queue"),  # AWS::S3::Bucket
+        ("TopicConfigurations", "Topic"),
+        ("LambdaConfigurations", "Function"),
+        ("QueueConfigurations", "QueueArn"),  # Custom::S3BucketNotifications
+        ("TopicConfigurations", "TopicArn"),
+        ("LambdaFunctionConfigurations", "LambdaFunctionArn"),
+    ):
+        for entry in (configuration or {}).get(key, []):
+            if destination in entry:
+                yield entry[destination]
+
+
+# The edge table ----------------------------------------------------------------------------
+
+Column = Callable[[Deployment], list[Request]] | str  # the calls to prove, or why none apply
+
+
+@dataclass(frozen=True)
+class Row:
+    edge: str
+    covers: Callable[[Deployment], list[Edge]]  # the template edges this row accounts for
+    identity: Column
+    resource: Column
+    key: Column
+    facts: Callable[[Deployment], None] = field(default=lambda d: None)
+    vl_only: bool = False
+
+    def columns(self) -> Iterator[tuple[Via, Column]]:
+        yield Via.IDENTITY, self.identity
+        yield Via.RESOURCE, self.resource
+        yield Via.KEY, self.key
+
+
+NO_KEY_DATA = "n/a: nothing the call carries is stored under the stack key"
+SERVICE_HAS_NO_IDENTITY = (
+    "n/a: the service acts as its service principal, which has no identity policy"
+)
+SAME_ACCOUNT_ROLE = (
+    "n/a: a role of the resource's own account, allowed by its identity policy; the resource "
+    "policy only denies non-TLS requests (evaluated with each identity call)"
+)
+
+
+def _topic_to_function(topic: Topic, function: Function) -> Row:
+    return Row(
+        edge=f"SNS {topic.value} -> {function.value} (delivery)",
+        covers=lambda d: [
+            Edge(Kind.SUBSCRIPTION, d.topic(topic), d.function(function)),
+            Edge(Kind.INVOKE_PERMISSION, d.topic(topic), d.function(function)),
+        ],
+        identity=SERVICE_HAS_NO_IDENTITY,
+        resource=lambda d: calls(
+            SNS,
+            ("lambda:InvokeFunction",),
+            d.arn(d.function(function)),
+            as_service(d, source=d.topic(topic)),
+        ),
+        key="n/a: a Lambda subscriber needs no key permission; SNS decrypts the message it stored",
+        vl_only=topic is not Topic.ERROR,
+    )
+
+
+def _topic_redrive(topic: Topic) -> Row:
+    return Row(
+        edge=f"SNS {topic.value} subscription -> async failure queue (redrive)",
+        covers=lambda d: [Edge(Kind.SUBSCRIPTION_REDRIVE, d.topic(topic), d.async_failures)],
+        identity=SERVICE_HAS_NO_IDENTITY,
+        resource=lambda d: calls(
+            SNS, ("sqs:SendMessage",), d.arn(d.async_failures), as_service(d, source=d.topic(topic))
+        ),
+        key=lambda d: calls(SNS, ENCRYPT, d.key, as_service(d, source=d.topic(topic))),
+        vl_only=topic is not Topic.ERROR,
+    )
+
+
+def _function_dead_letters(function: Function) -> Row:
+    return Row(
+        edge=f"{function.value} async failures -> async failure queue (function DLQ)",
+        covers=lambda d: [Edge(Kind.FUNCTION_DEAD_LETTER, d.function(function), d.async_failures)],
+        identity=lambda d: calls(d.role(function), ("sqs:SendMessage",), d.arn(d.async_failures)),
+        resource=SAME_ACCOUNT_ROLE,
+        key=lambda d: calls(d.role(function), ENCRYPT, d.key),
+        vl_only=function is Function.SCALE_IN,
+    )
+
+
+def _sagemaker_publishes(topic: Topic) -> Row:
+    return Row(
+        edge=f"SageMaker async endpoint -> {topic.value} (notification)",
+        covers=lambda d: [Edge(Kind.ENDPOINT_NOTIFICATION, d.endpoint_config, d.topic(topic))],
+        identity=lambda d: calls(d.execution_role, ("sns:Publish",), d.arn(d.topic(topic))),
+        resource=(
+            "n/a: SageMaker publishes with the endpoint's execution role, a role of the topic's "
+            "account; the topic policy (TLS Deny only) needs no Allow for it (module docstring)"
+        ),
+        key=lambda d: calls(d.execution_role, ENCRYPT, d.key),
+        vl_only=True,
+    )
+
+
+def _scale_in_alarm_waits_for_the_topic_policy(d: Deployment) -> None:
+    policy = d.id(f"{Topic.SCALE_IN.value}/{Topic.SCALE_IN.value}/Policy")
+    depends_on = as_list(d.synth.resources[d.scale_in_alarm].get("DependsOn", []))
+    assert policy in depends_on, "the alarm's first notification could precede its Allow"
+    actions = d.synth.props(d.scale_in_alarm)["AlarmActions"]
+    assert actions == [ref(d.topic(Topic.SCALE_IN))]
+
+
+def _invoker_knows_the_scale_in_alarm(d: Deployment) -> None:
+    env = d.synth.props(d.function(Function.INVOKER))["Environment"]["Variables"]
+    alarm_name = d.synth.props(d.scale_in_alarm)["AlarmName"]
+    assert d.resolve(env[Env.VL_SCALE_IN_ALARM_NAME]) == alarm_name
+
+
+def _step_scaling_reaches_the_variant(d: Deployment) -> None:
+    (policy_id, policy), (target_id, target) = (
+        d.synth.only("AWS::ApplicationAutoScaling::ScalingPolicy"),
+        d.synth.only("AWS::ApplicationAutoScaling::ScalableTarget"),
+    )
+    assert d.synth.props(d.scale_out_alarm)["AlarmActions"] == [ref(policy_id)]
+    assert policy["ScalingTargetId"] == ref(target_id)
+    endpoint_name = d.synth.props(d.endpoint)["EndpointName"]
+    assert target["ResourceId"] == f"endpoint/{endpoint_name}/variant/{names.VL_VARIANT_NAME}"
+    assert target["ScalableDimension"] == SCALABLE_DIMENSION
+    role = d.resolve(target["RoleARN"])
+    assert role.startswith(f"arn:{PARTITION}:iam::{ACCOUNT}:role/aws-service-role/")
+    assert role.endswith(f"/{SCALING_SERVICE_LINKED_ROLE}")
+
+
+def _job_queue_redrives_within_the_key(d: Deployment) -> None:
+    source, dead_letters = d.synth.props(d.job_queue), d.synth.props(d.job_dead_letter_queue)
+    assert source["KmsMasterKeyId"] == dead_letters["KmsMasterKeyId"]
+    # No RedriveAllowPolicy: any queue of the account may use it as its dead-letter queue.
+    assert "RedriveAllowPolicy" not in dead_letters
+
+
+def _sweeper_dead_letters_scoped_to_its_rule(d: Deployment) -> None:
+    (statement,) = [
+        s
+        for policy in d.policies.resource_policies(d.arn(d.async_failures))
+        for s in policy.document["Statement"]
+        if s.get("Principal") == {"Service": EVENTS.name}
+    ]
+    assert statement["Condition"] == {"ArnEquals": {"aws:SourceArn": d.arn(d.sweeper_rule)}}
+
+
+EDGES: Final[tuple[Row, ...]] = (
+    Row(
+        edge="S3 input bucket -> job queue (object-created events)",
+        covers=lambda d: [Edge(Kind.BUCKET_NOTIFICATION, d.bucket("Input"), d.job_queue)],
+        identity=SERVICE_HAS_NO_IDENTITY,
+        resource=lambda d: calls(
+            S3, ("sqs:SendMessage",), d.arn(d.job_queue), as_service(d, source=d.bucket("Input"))
+        ),
+        key=lambda d: calls(S3, ENCRYPT, d.key, as_service(d, source=d.bucket("Input"))),
+    ),
+    Row(
+        edge="Job queue -> invoker (event source mapping)",
+        covers=lambda d: [
+            Edge(Kind.EVENT_SOURCE_MAPPING, d.job_queue, d.function(Function.INVOKER))
+        ],
+        identity=lambda d: calls(d.role(Function.INVOKER), CONSUME, d.arn(d.job_queue)),
+        resource=SAME_ACCOUNT_ROLE,
+        key=lambda d: calls(d.role(Function.INVOKER), DECRYPT, d.key),
+    ),
+    Row(
+        edge="Job queue -> job dead-letter queue (SQS redrive)",
+        covers=lambda d: [Edge(Kind.QUEUE_REDRIVE, d.job_queue, d.job_dead_letter_queue)],
+        identity="n/a: SQS moves the message itself; no caller's policy is evaluated",
+        resource="n/a: no RedriveAllowPolicy restricts the source queues (asserted)",
+        key="n/a: SQS re-encrypts internally; both queues use the stack key (asserted)",
+        facts=_job_queue_redrives_within_the_key,
+    ),
+    Row(
+        edge="Invoker -> OCR processor (async invoke)",
+        covers=lambda d: [],
+        identity=lambda d: calls(
+            d.role(Function.INVOKER),
+            ("lambda:InvokeFunction",),
+            d.arn(d.function(Function.PROCESSOR)),
+        ),
+        resource="n/a: same-account role; the function's policy holds no statement for it",
+        key=NO_KEY_DATA,
+    ),
+    Row(
+        edge="OCR processor -> error topic (on-failure destination)",
+        covers=lambda d: [
+            Edge(Kind.DESTINATION, d.function(Function.PROCESSOR), d.topic(Topic.ERROR))
+        ],
+        identity=lambda d: calls(
+            d.role(Function.PROCESSOR), ("sns:Publish",), d.arn(d.topic(Topic.ERROR))
+        ),
+        resource=SAME_ACCOUNT_ROLE + "; Lambda publishes destination records with the role",
+        key=lambda d: calls(d.role(Function.PROCESSOR), ENCRYPT, d.key),
+    ),
+    _topic_to_function(Topic.ERROR, Function.COMPLETION),
+    _topic_to_function(Topic.SUCCESS, Function.COMPLETION),
+    _topic_to_function(Topic.SCALE_IN, Function.SCALE_IN),
+    _topic_redrive(Topic.ERROR),
+    _topic_redrive(Topic.SUCCESS),
+    _topic_redrive(Topic.SCALE_IN),
+    _function_dead_letters(Function.COMPLETION),
+    _function_dead_letters(Function.SCALE_IN),
+    _function_dead_letters(Function.SWEEPER),
+    Row(
+        edge="Completion handler -> results bucket (reads VL outcomes; 404 when missing)",
+        covers=lambda d: [],
+        identity=lambda d: [
+            request
+            for prefix in (names.VL_OUTPUT_PREFIX, names.VL_FAILURE_PREFIX)
+            for request in (
+                *calls(
+                    d.role(Function.COMPLETION),
+                    ("s3:GetObject",),
+                    d.object_arn("Results", f"{prefix}job-1.out"),
+                ),
+                # Without ListBucket a missing object reads 403 (retried), not 404 (missing).
+                *calls(
+                    d.role(Function.COMPLETION),
+                    ("s3:ListBucket",),
+                    d.arn(d.bucket("Results")),
+                    {**TLS, "s3:prefix": f"{prefix}job-1.out"},
+                ),
+            )
+        ],
+        resource=SAME_ACCOUNT_ROLE,
+        key=lambda d: calls(d.role(Function.COMPLETION), DECRYPT, d.key),
+    ),
+    Row(
+        edge="EventBridge schedule -> stale-job sweeper",
+        covers=lambda d: [
+            Edge(Kind.RULE_TARGET, d.sweeper_rule, d.function(Function.SWEEPER)),
+            Edge(Kind.INVOKE_PERMISSION, d.sweeper_rule, d.function(Function.SWEEPER)),
+        ],
+        identity=SERVICE_HAS_NO_IDENTITY,
+        resource=lambda d: calls(
+            EVENTS,
+            ("lambda:InvokeFunction",),
+            d.arn(d.function(Function.SWEEPER)),
+            as_service(d, source=d.sweeper_rule),
+        ),
+        key=NO_KEY_DATA,
+    ),
+    Row(
+        edge="EventBridge schedule -> async failure queue (target dead-letter queue)",
+        covers=lambda d: [Edge(Kind.RULE_DEAD_LETTER, d.sweeper_rule, d.async_failures)],
+        identity=SERVICE_HAS_NO_IDENTITY,
+        resource=lambda d: calls(
+            EVENTS,
+            ("sqs:SendMessage",),
+            d.arn(d.async_failures),
+            as_service(d, source=d.sweeper_rule),
+        ),
+        key=lambda d: calls(EVENTS, ENCRYPT, d.key, as_service(d, source=d.sweeper_rule)),
+        facts=_sweeper_dead_letters_scoped_to_its_rule,
+    ),
+    Row(
+        edge="Lambda -> each function's execution role (sts:AssumeRole)",
+        covers=lambda d: [
+            Edge(Kind.EXECUTION_ROLE, d.function(f), d.role(f).logical_id)
+            for f in Function
+            if d.has(f)
+        ],
+        identity=SERVICE_HAS_NO_IDENTITY,
+        resource=lambda d: [
+            request
+            for f in Function
+            if d.has(f)
+            for request in calls(LAMBDA, ("sts:AssumeRole",), d.role(f).arn)
+        ],
+        key=NO_KEY_DATA,
+    ),
+    # The GPU path.
+    Row(
+        edge="SageMaker -> endpoint execution role (sts:AssumeRole)",
+        covers=lambda d: [
+            Edge(
+                Kind.EXECUTION_ROLE,
+                d.synth.only("AWS::SageMaker::Model")[0],
+                d.execution_role.logical_id,
+            )
+        ],
+        identity=SERVICE_HAS_NO_IDENTITY,
+        resource=lambda d: calls(SAGEMAKER, ("sts:AssumeRole",), d.execution_role.arn),
+        key=NO_KEY_DATA,
+        vl_only=True,
+    ),
+    Row(
+        edge="Invoker -> VL endpoint (scale-out 0->1, manifest, InvokeEndpointAsync)",
+        covers=lambda d: [],
+        identity=lambda d: [
+            *calls(
+                d.role(Function.INVOKER),
+                (
+                    "sagemaker:DescribeEndpoint",
+                    "sagemaker:UpdateEndpointWeightsAndCapacities",
+                    "sagemaker:InvokeEndpointAsync",
+                ),
+                d.arn(d.endpoint),
+            ),
+            *calls(
+                d.role(Function.INVOKER),
+                ("s3:PutObject",),
+                d.object_arn("Results", f"{names.VL_MANIFEST_PREFIX}job-1.json"),
+            ),
+        ],
+        resource="n/a: SageMaker endpoints have no resource policy; the bucket policy only "
+        "denies non-TLS requests",
+        key=lambda d: calls(d.role(Function.INVOKER), ENCRYPT, d.key),
+        vl_only=True,
+    ),
+    Row(
+        edge="Invoker -> scale-in alarm (re-arm on scale-out)",
+        covers=lambda d: [],
+        identity=lambda d: calls(
+            d.role(Function.INVOKER), ("cloudwatch:SetAlarmState",), d.arn(d.scale_in_alarm)
+        ),
+        resource="n/a: CloudWatch alarms have no resource policy",
+        key=NO_KEY_DATA,
+        facts=_invoker_knows_the_scale_in_alarm,
+        vl_only=True,
+    ),
+    Row(
+        edge="SageMaker container -> input, manifests and model cache (reads)",
+        covers=lambda d: [],
+        identity=lambda d: [
+            *calls(d.execution_role, ("s3:GetObject",), d.object_arn("Input", "input/a.pdf")),
+            *calls(
+                d.execution_role,
+                ("s3:GetObject",),
+                d.object_arn("Results", f"{names.VL_MANIFEST_PREFIX}job-1.json"),
+            ),
+            *calls(
+                d.execution_role,
+                ("s3:GetObject",),
+                d.object_arn("ModelCache", f"{names.MODEL_CACHE_PREFIX}m.tar.gz"),
+            ),
+        ],
+        resource=SAME_ACCOUNT_ROLE,
+        key=lambda d: calls(d.execution_role, DECRYPT, d.key),
+        vl_only=True,
+    ),
+    Row(
+        edge="SageMaker async endpoint -> results bucket (output and failure objects)",
+        covers=lambda d: [Edge(Kind.ENDPOINT_OUTPUT, d.endpoint_config, d.bucket("Results"))],
+        identity=lambda d: [
+            request
+            for prefix in (names.VL_OUTPUT_PREFIX, names.VL_FAILURE_PREFIX)
+            for request in calls(
+                d.execution_role, ("s3:PutObject",), d.object_arn("Results", f"{prefix}job-1.out")
+            )
+        ],
+        resource=SAME_ACCOUNT_ROLE,
+        key=lambda d: calls(d.execution_role, ENCRYPT, d.key),
+        vl_only=True,
+    ),
+    _sagemaker_publishes(Topic.SUCCESS),
+    _sagemaker_publishes(Topic.ERROR),
+    Row(
+        edge="CloudWatch scale-in alarm -> scale-in topic",
+        covers=lambda d: [Edge(Kind.ALARM_ACTION, d.scale_in_alarm, d.topic(Topic.SCALE_IN))],
+        identity=SERVICE_HAS_NO_IDENTITY,
+        resource=lambda d: calls(
+            CLOUDWATCH,
+            ("sns:Publish",),
+            d.arn(d.topic(Topic.SCALE_IN)),
+            as_service(d, source=d.scale_in_alarm),
+        ),
+        key=lambda d: calls(CLOUDWATCH, ENCRYPT, d.key, as_service(d, source=d.scale_in_alarm)),
+        facts=_scale_in_alarm_waits_for_the_topic_policy,
+        vl_only=True,
+    ),
+    Row(
+        edge="Scale-in handler -> VL endpoint and scale-in alarm (scale to 0, re-arm)",
+        covers=lambda d: [],
+        identity=lambda d: [
+            *calls(
+                d.role(Function.SCALE_IN),
+                ("sagemaker:DescribeEndpoint", "sagemaker:UpdateEndpointWeightsAndCapacities"),
+                d.arn(d.endpoint),
+            ),
+            *calls(
+                d.role(Function.SCALE_IN), ("cloudwatch:SetAlarmState",), d.arn(d.scale_in_alarm)
+            ),
+        ],
+        resource="n/a: SageMaker endpoints and CloudWatch alarms have no resource policy",
+        key=NO_KEY_DATA,
+        vl_only=True,
+    ),
+    Row(
+        edge="Backlog alarm -> step scaling policy -> endpoint variant (Application Auto Scaling)",
+        covers=lambda d: [
+            Edge(
+                Kind.ALARM_ACTION,
+                d.scale_out_alarm,
+                d.synth.only("AWS::ApplicationAutoScaling::ScalingPolicy")[0],
+            ),
+            Edge(
+                Kind.SCALING_POLICY,
+                d.synth.only("AWS::ApplicationAutoScaling::ScalingPolicy")[0],
+                d.synth.only("AWS::ApplicationAutoScaling::ScalableTarget")[0],
+            ),
+            Edge(
+                Kind.SCALABLE_TARGET,
+                d.synth.only("AWS::ApplicationAutoScaling::ScalableTarget")[0],
+                d.endpoint,
+            ),
+        ],
+        identity=(
+            "n/a: Application Auto Scaling acts through its service-linked role, whose policy "
+            "AWS manages; the scalable target names that role (asserted)"
+        ),
+        resource="n/a: an alarm action on a scaling policy, and the endpoint, take no "
+        "resource policy",
+        key=NO_KEY_DATA,
+        facts=_step_scaling_reaches_the_variant,
+        vl_only=True,
+    ),
+)
+
+
+# Tests -------------------------------------------------------------------------------------
+
+
+_DEPLOYMENTS: dict[int, Deployment] = {}
+
+
+def _deployment(synth: Synthesized) -> Deployment:
+    """One Deployment (resolved policies) per synthesized stack of the session."""
+    if id(synth) not in _DEPLOYMENTS:
+        _DEPLOYMENTS[id(synth)] = Deployment(synth)
+    return _DEPLOYMENTS[id(synth)]
+
+
+@pytest.fixture(params=SYNTHS)
+def deployment(request: pytest.FixtureRequest) -> Deployment:
+    return _deployment(request.getfixturevalue(request.param))
+
+
+def _applies(row: Row, d: Deployment) -> bool:
+    return not row.vl_only or bool(d.synth.of_type("AWS::SageMaker::Endpoint"))
+
+
+@pytest.mark.parametrize("synth_name", SYNTHS)
+@pytest.mark.parametrize("row", EDGES, ids=[row.edge for row in EDGES])
+def test_edge_is_allowed_by_the_policies_that_govern_it(
+    row: Row, synth_name: str, request: pytest.FixtureRequest
+) -> None:
+    # GIVEN the synthesized stack's policies
+    d = _deployment(request.getfixturevalue(synth_name))
+    if not _applies(row, d):
+        pytest.skip("GPU path: not deployed when CPU-only")
+
+    # WHEN each call of the edge is evaluated against the policy that must grant it
+    failures = []
+    for via, column in row.columns():
+        if isinstance(column, str):
+            assert column.startswith("n/a: "), f"{row.edge} [{via}]: say why it does not apply"
+            continue
+        requests = column(d)
+        assert requests, f"{row.edge} [{via}]: no calls to check"
+        for call in requests:
+            decision = d.policies.authorize(call, via=via)
+            if not decision.allowed:
+                failures.append(f"{row.edge} [{via.value}]: {decision.explain()}")
+
+    # THEN every call is allowed, and the edge's structural facts hold
+    assert not failures, "\n".join(failures)
+    row.facts(d)
+
+
+def test_every_edge_of_the_template_has_a_row(deployment: Deployment) -> None:
+    # GIVEN the edges the template wires
+    wired = template_edges(deployment)
+    assert wired
+
+    # WHEN the rows that apply to this deployment account for theirs
+    covered: set[Edge] = set()
+    for row in EDGES:
+        if _applies(row, deployment):
+            covered.update(row.covers(deployment))
+
+    # THEN no wired edge lacks a row, and no row claims an edge that is not wired
+    assert sorted(map(str, wired - covered)) == []
+    assert sorted(map(str, covered - wired)) == []
+
+
+# The evaluator has teeth: what no policy grants is refused. --------------------------------
+
+
+def test_a_service_acting_for_another_resource_is_refused(full: Synthesized) -> None:
+    d = _deployment(full)
+    elsewhere = {**TLS, "aws:SourceAccount": "444455556666"}
+    foreign = [
+        Request(
+            CLOUDWATCH,
+            "sns:Publish",
+            d.arn(d.topic(Topic.SCALE_IN)),
+            {
+                **TLS,
+                "aws:SourceArn": d.arn(d.scale_in_alarm) + "-other",
+                "aws:SourceAccount": ACCOUNT,
+            },
+        ),
+        Request(
+            EVENTS,
+            "sqs:SendMessage",
+            d.arn(d.async_failures),
+            {
+                **TLS,
+                "aws:SourceArn": d.arn(d.sweeper_rule) + "-other",
+                "aws:SourceAccount": ACCOUNT,
+            },
+        ),
+        Request(
+            SNS,
+            "lambda:InvokeFunction",
+            d.arn(d.function(Function.COMPLETION)),
+            {**TLS, "aws:SourceArn": d.arn(d.topic(Topic.SCALE_IN)), "aws:SourceAccount": ACCOUNT},
+        ),
+        Request(
+            S3,
+            "sqs:SendMessage",
+            d.arn(d.job_queue),
+            {**elsewhere, "aws:SourceArn": "arn:aws:s3:::x"},
+        ),
+        Request(EVENTS, "kms:GenerateDataKey", d.key, elsewhere),
+        # A service that sends no source keys at all matches no scoped statement.
+        Request(CLOUDWATCH, "sns:Publish", d.arn(d.topic(Topic.SCALE_IN)), TLS),
+    ]
+    for call in foreign:
+        assert not d.policies.authorize(call, via=Via.RESOURCE).allowed, call
+
+
+def test_a_topic_policy_with_only_the_tls_deny_refuses_services(full: Synthesized) -> None:
+    # CloudWatch may publish to the scale-in topic only; the error topic's policy names no one.
+    d = _deployment(full)
+    call = Request(
+        CLOUDWATCH,
+        "sns:Publish",
+        d.arn(d.topic(Topic.ERROR)),
+        as_service(d, source=d.scale_in_alarm),
+    )
+    decision = d.policies.authorize(call, via=Via.RESOURCE)
+    assert not decision.allowed
+    assert "no Allow in the resource policy grants it" in decision.explain()
+
+
+def test_requests_without_tls_are_denied_even_to_granted_roles(full: Synthesized) -> None:
+    d = _deployment(full)
+    call = Request(
+        d.role(Function.PROCESSOR),
+        "sns:Publish",
+        d.arn(d.topic(Topic.ERROR)),
+        {"aws:SecureTransport": "false"},
+    )
+    decision = d.policies.authorize(call, via=Via.IDENTITY)
+    assert decision.denied_by
+    assert not decision.allowed
+
+
+def test_listing_the_results_bucket_is_limited_to_the_vl_outcomes(full: Synthesized) -> None:
+    d = _deployment(full)
+    call = Request(
+        d.role(Function.COMPLETION),
+        "s3:ListBucket",
+        d.arn(d.bucket("Results")),
+        {**TLS, "s3:prefix": f"{names.VL_MANIFEST_PREFIX}job-1.json"},
+    )
+    assert not d.policies.authorize(call, via=Via.IDENTITY).allowed
+
+
+def test_a_role_reaches_the_key_only_with_its_own_grant(full: Synthesized) -> None:
+    # The key policy delegates to the account's IAM policies: a granted role may use the key,
+    # a role of the same account without a grant may not.
+    d = _deployment(full)
+    execution_role_decrypt = Request(d.execution_role, "kms:Decrypt", d.key, TLS)
+    assert d.policies.authorize(execution_role_decrypt, via=Via.KEY).allowed
+    stranger = Request(Role("NoSuchRole"), "kms:Decrypt", d.key, TLS)
+    assert not d.policies.authorize(stranger, via=Via.KEY).allowed
