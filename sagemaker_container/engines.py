@@ -302,15 +302,25 @@ def warm_up_page() -> PageImage:
     return PageImage(page=1, pixels=pixels)
 
 
+def recognized_text(content: PageContent) -> str:
+    """All text an engine returned for a page: its lines, and its blocks whatever their label
+    (a layout model may call a short strip of text a header, which is not a body line)."""
+    parts = [line.text for line in content.lines]
+    parts += [block.text or block.markdown or block.html or "" for block in content.blocks]
+    return "\n".join(part.strip() for part in parts if part and part.strip())
+
+
 def warm_up(runtime: EngineRuntime) -> dict[str, float]:
-    """One inference per engine instance; EngineFailure if an instance recognizes nothing."""
+    """One inference per engine instance; EngineFailure if an instance recognizes no text at
+    all. What the text is labelled (body, header, title) is the layout model's call, not a
+    sign of health."""
     page = warm_up_page()
     timings: dict[str, float] = {}
     for index, engine in enumerate(runtime.pool.engines):
         started = time.perf_counter()
         content = engine.recognize(page)
         timings[f"warmup_{index}_ms"] = round((time.perf_counter() - started) * 1000, 1)
-        if not any(line.text.strip() for line in content.lines):
+        if not recognized_text(content):
             raise EngineFailure(
                 f"warm-up inference on engine instance {index} recognized no text on a page of "
                 "known text; the engine is not working"

@@ -47,9 +47,11 @@ class ServerSettings:
     port: int = names.VL_CONTAINER_PORT
     # Requests processed at once; SageMaker's async endpoint sends at most this many anyway.
     max_concurrent_requests: int = names.VL_MAX_CONCURRENT_INVOCATIONS
-    request_timeout_s: float = float(names.VL_INVOCATION_TIMEOUT_SECONDS)
-    # Independent engine instances (each a layout model + VLM client); a request holds one.
-    engine_instances: int = 2
+    # Below SageMaker's invocation timeout, so this server's 504 (with its reason) ends the job.
+    request_timeout_s: float = float(names.VL_REQUEST_TIMEOUT_SECONDS)
+    # Independent engine instances (each a layout model + VLM client); a request holds one for
+    # its whole document, so PaddleOCR-VL gets one per concurrent request.
+    engine_instances: int = names.VL_MAX_CONCURRENT_INVOCATIONS
     models_dir: Path = DEFAULT_MODELS_DIR
     substitute_models_dir: Path | None = None
     model_cache_bucket: str | None = None
@@ -71,8 +73,21 @@ class ServerSettings:
         engine = env.get(VlEnv.ENGINE, names.VL_ENGINE_PADDLEOCR_VL).strip().lower()
         if engine not in ENGINES:
             raise SettingsError(f"{VlEnv.ENGINE}={engine!r}: use one of {', '.join(ENGINES)}")
-        # The CPU substitute engine is not thread-safe and gains nothing from a second copy.
-        default_instances = 2 if engine == names.VL_ENGINE_PADDLEOCR_VL else 1
+        max_concurrent = _int(
+            env, VlEnv.MAX_CONCURRENT_REQUESTS, names.VL_MAX_CONCURRENT_INVOCATIONS, minimum=1
+        )
+        # One PaddleOCR-VL instance per concurrent request, or requests queue for an instance
+        # while the GPU idles. The CPU substitute gains nothing from a second copy.
+        default_instances = max_concurrent if engine == names.VL_ENGINE_PADDLEOCR_VL else 1
+        request_timeout_s = _float(
+            env, VlEnv.REQUEST_TIMEOUT_SECONDS, float(names.VL_REQUEST_TIMEOUT_SECONDS)
+        )
+        if request_timeout_s >= names.VL_INVOCATION_TIMEOUT_SECONDS:
+            raise SettingsError(
+                f"{VlEnv.REQUEST_TIMEOUT_SECONDS}={request_timeout_s:g} must be below the "
+                f"invocation timeout ({names.VL_INVOCATION_TIMEOUT_SECONDS} s), or SageMaker "
+                "times the request out before this server can report why"
+            )
         substitute_dir = env.get(names.ProcessorEnv.MODELS_DIR)
         server = VlmServerSettings(
             url=env.get(VlEnv.SERVER_URL) or None,
@@ -90,12 +105,8 @@ class ServerSettings:
             engine=engine,
             host=env.get(VlEnv.HOST, "0.0.0.0"),  # noqa: S104
             port=_int(env, VlEnv.PORT, names.VL_CONTAINER_PORT, minimum=0),
-            max_concurrent_requests=_int(
-                env, VlEnv.MAX_CONCURRENT_REQUESTS, names.VL_MAX_CONCURRENT_INVOCATIONS, minimum=1
-            ),
-            request_timeout_s=_float(
-                env, VlEnv.REQUEST_TIMEOUT_SECONDS, float(names.VL_INVOCATION_TIMEOUT_SECONDS)
-            ),
+            max_concurrent_requests=max_concurrent,
+            request_timeout_s=request_timeout_s,
             engine_instances=_int(env, VlEnv.ENGINE_INSTANCES, default_instances, minimum=1),
             models_dir=Path(env.get(VlEnv.MODELS_DIR, str(DEFAULT_MODELS_DIR))),
             substitute_models_dir=Path(substitute_dir) if substitute_dir else None,

@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 from moto import mock_aws
 
+from idp import names
 from idp.errors import EngineFailure, ModelUnavailable
 from idp.ocr.engine import OcrEngine, PageContent, PageImage
 from idp.ocr.model_cache import ModelCache
-from idp.results import EngineInfo, Line
+from idp.results import Block, EngineInfo, Line
 from sagemaker_container.engines import (
     EngineBusy,
     EnginePool,
@@ -227,13 +228,36 @@ def test_warm_up_fails_when_an_engine_recognizes_nothing() -> None:
         warm_up(runtime)
 
 
+def test_warm_up_accepts_text_the_layout_model_labels_a_header() -> None:
+    # GIVEN a healthy engine that reads the warm-up strip but labels it page furniture: a
+    # header block, no body line (PaddleOCR-VL's converter makes no line of a header)
+    class HeaderOnly(EchoEngine):
+        def recognize(self, page: PageImage) -> PageContent:
+            box = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+            return PageContent(lines=[], blocks=[Block(type="header", box=box, text="Invoice")])
+
+    runtime = EngineRuntime(pool=EnginePool([HeaderOnly()]))
+
+    # WHEN the server warms it up THEN it is ready: text was recognized, whatever its label
+    timings = warm_up(runtime)
+    assert list(timings) == ["warmup_0_ms"]
+
+
+def test_engine_instances_follow_the_concurrency_setting() -> None:
+    settings = ServerSettings.from_env({"VL_MAX_CONCURRENT_REQUESTS": "6"})
+    assert settings.engine_instances == 6
+
+
 def test_settings_defaults_follow_the_sagemaker_contract() -> None:
     settings = ServerSettings.from_env({})
     assert settings.port == 8080
     assert settings.host == "0.0.0.0"
     assert settings.engine == "paddleocr-vl"
     assert settings.max_concurrent_requests == 4
-    assert settings.engine_instances == 2
+    # one PaddleOCR-VL instance per concurrent invocation SageMaker sends
+    assert settings.engine_instances == settings.max_concurrent_requests
+    # this server's timeout fires before SageMaker's own, so its 504 carries the reason
+    assert settings.request_timeout_s < names.VL_INVOCATION_TIMEOUT_SECONDS
     assert settings.vlm_server.command == ("vllm",)
     assert settings.allow_hub_download is False
     substitute = ServerSettings.from_env({"VL_ENGINE": "substitute-ppocrv5"})
@@ -248,6 +272,7 @@ def test_settings_defaults_follow_the_sagemaker_contract() -> None:
         ({"VL_MAX_CONCURRENT_REQUESTS": "0"}, "must be at least 1"),
         ({"ALLOW_HUB_DOWNLOAD": "maybe"}, "not a boolean"),
         ({"VL_REQUEST_TIMEOUT_SECONDS": "-5"}, "must be positive"),
+        ({"VL_REQUEST_TIMEOUT_SECONDS": "3600"}, "must be below the invocation timeout"),
     ],
 )
 def test_bad_settings_are_refused_with_the_variable_named(
