@@ -10,17 +10,18 @@ MODELS_DIR := .models
 INSTALLED := $(VENV)/.installed
 CDK := node_modules/.bin/cdk
 WEIGHTS := $(MODELS_DIR)/PP-OCRv5_mobile_rec/inference.onnx
-PACKAGES := idp infra lambdas ocr_processor_image sagemaker_container tests benchmarks
+PACKAGES := idp infra lambdas ocr_processor_image sagemaker_container tests benchmarks images
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK := True
 export IDP_MODELS_DIR := $(abspath $(MODELS_DIR))
 
-.PHONY: help setup test lint typecheck pytest demo synth clean
+.PHONY: help setup test lint typecheck pytest demo synth image-test clean
 
 help:
 	@echo "make demo   run the whole pipeline locally on the embedded AWS emulator with real OCR"
 	@echo "make test   the quality gate: ruff, mypy, pytest (sets itself up first)"
 	@echo "make synth  synthesize the CDK stack with the pinned CLI (no Docker needed)"
+	@echo "make image-test  build both images (Docker needed) and run them as AWS would"
 
 setup: $(INSTALLED) $(CDK) $(WEIGHTS)
 
@@ -44,7 +45,7 @@ test: setup lint typecheck pytest
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/hadolint ocr_processor_image/Dockerfile sagemaker_container/Dockerfile
+	$(BIN)/hadolint ocr_processor_image/Dockerfile sagemaker_container/Dockerfile images/*.Dockerfile
 
 typecheck: $(INSTALLED)
 	$(BIN)/mypy $(wildcard $(PACKAGES))
@@ -54,6 +55,16 @@ pytest: setup
 
 synth: setup
 	$(CDK) synth --quiet
+
+PROCESSOR_IMAGE := paddle-idp-ocr:image-test
+VL_CPU_IMAGE := paddle-idp-vl-cpu:image-test
+
+# Both images built with Docker (on stand-in bases: images/README.md) and run the way Lambda and
+# SageMaker run them. Without a Docker engine it says so and fails.
+image-test: setup
+	images/build-images.sh $(PROCESSOR_IMAGE) $(VL_CPU_IMAGE)
+	IDP_PROCESSOR_IMAGE=$(PROCESSOR_IMAGE) IDP_VL_CPU_IMAGE=$(VL_CPU_IMAGE) \
+		$(BIN)/pytest -m image tests/image
 
 DEMO_INPUT := samples/sample-letter.pdf
 

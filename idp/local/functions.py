@@ -16,9 +16,10 @@ import threading
 import time
 import traceback
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 _SPAWN = multiprocessing.get_context("spawn")
 
@@ -37,6 +38,27 @@ class Invocation:
     @property
     def ok(self) -> bool:
         return self.outcome == "ok"
+
+    @classmethod
+    def crashed(cls, message: str, *, started: float, cold_start: bool) -> Invocation:
+        """The environment died mid-invocation (`started`: time.monotonic() at the start)."""
+        return cls(
+            "crash",
+            error_type="Runtime.ExitError",
+            error_message=message,
+            duration_s=time.monotonic() - started,
+            cold_start=cold_start,
+        )
+
+    @classmethod
+    def timed_out(cls, timeout_s: float, *, started: float, cold_start: bool) -> Invocation:
+        return cls(
+            "timeout",
+            error_type="TimeoutError",
+            error_message=f"Task timed out after {timeout_s:.0f} seconds",
+            duration_s=time.monotonic() - started,
+            cold_start=cold_start,
+        )
 
 
 class _LambdaContext:
@@ -90,6 +112,22 @@ def _serve(conn: Connection, handler_path: str, env: dict[str, str], memory_mb: 
             conn.send(("error", type(exc).__name__, str(exc)))
 
 
+class ExecutionEnvironment(Protocol):
+    """One execution environment of a function: a worker process, or a container of its image
+    (idp.local.lambda_container)."""
+
+    @property
+    def alive(self) -> bool: ...
+
+    def invoke(self, event: Any, timeout_s: float, request_id: str) -> Invocation: ...
+
+    def crash(self) -> None:
+        """End it abruptly, mid-invocation (a fault-injection seam)."""
+        ...
+
+    def kill(self) -> None: ...
+
+
 class _Environment:
     """One execution environment (a spawned worker process)."""
 
@@ -110,23 +148,13 @@ class _Environment:
         self._conn.send((event, time.time() + timeout_s, request_id))
         if not self._conn.poll(timeout_s):
             self.kill()
-            return Invocation(
-                "timeout",
-                error_type="TimeoutError",
-                error_message=f"Task timed out after {timeout_s:.0f} seconds",
-                duration_s=time.monotonic() - started,
-                cold_start=cold,
-            )
+            return Invocation.timed_out(timeout_s, started=started, cold_start=cold)
         try:
             reply = self._conn.recv()
         except (EOFError, ConnectionResetError):
             self.process.join(timeout=5)
-            return Invocation(
-                "crash",
-                error_type="Runtime.ExitError",
-                error_message=f"worker exited with code {self.process.exitcode}",
-                duration_s=time.monotonic() - started,
-                cold_start=cold,
+            return Invocation.crashed(
+                f"worker exited with code {self.process.exitcode}", started=started, cold_start=cold
             )
         elapsed = time.monotonic() - started
         if reply[0] == "ok":
@@ -143,9 +171,12 @@ class _Environment:
     def alive(self) -> bool:
         return self.process.is_alive()
 
-    def kill(self) -> None:
+    def crash(self) -> None:
         if self.process.is_alive():
             self.process.kill()
+
+    def kill(self) -> None:
+        self.crash()
         self.process.join(timeout=10)
         self._conn.close()
 
@@ -162,17 +193,21 @@ class LocalFunction:
         memory_mb: int,
         timeout_s: float,
         concurrency: int = 1,
+        environment_factory: Callable[[dict[str, str]], ExecutionEnvironment] | None = None,
     ) -> None:
         self.name = name
         self.handler = handler
         self.env = {**env, "IDP_LOCAL_FUNCTION_NAME": name}
         self.memory_mb = memory_mb
         self.timeout_s = timeout_s
-        self._idle: queue.LifoQueue[_Environment] = queue.LifoQueue()
+        self._new_environment = environment_factory or (
+            lambda env: _Environment(handler, env, memory_mb)
+        )
+        self._idle: queue.LifoQueue[ExecutionEnvironment] = queue.LifoQueue()
         self._slots = threading.BoundedSemaphore(concurrency)
         self._lock = threading.Lock()
-        self._all: list[_Environment] = []
-        self._in_flight: dict[int, _Environment] = {}
+        self._all: list[ExecutionEnvironment] = []
+        self._in_flight: dict[int, ExecutionEnvironment] = {}
 
     def invoke(self, event: Any, *, request_id: str | None = None) -> Invocation:
         """Run one invocation; retries of an async event pass the same `request_id`, as on AWS."""
@@ -196,16 +231,15 @@ class LocalFunction:
         """Kill every environment that is running an invocation (a fault-injection seam)."""
         victims = list(self._in_flight.values())
         for environment in victims:
-            if environment.process.is_alive():
-                environment.process.kill()
+            environment.crash()
         return len(victims)
 
-    def _take(self) -> _Environment:
+    def _take(self) -> ExecutionEnvironment:
         while True:
             try:
                 environment = self._idle.get_nowait()
             except queue.Empty:
-                environment = _Environment(self.handler, self.env, self.memory_mb)
+                environment = self._new_environment(self.env)
                 with self._lock:
                     self._all.append(environment)
                 return environment

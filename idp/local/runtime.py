@@ -56,6 +56,9 @@ class LocalSettings(BaseModel):
     vl_substitute: bool = False  # run the VL plumbing with the substitute PP-OCRv5 engine
     vl_startup_timeout_seconds: float = 300.0
     models_dir: Path | None = None  # offline weights for the substitute VL engine
+    # Run the OCR processor from this container image, as Lambda runs it (Docker needed),
+    # instead of as worker processes of this checkout's code.
+    processor_image: str | None = None
     sweep_interval_seconds: float = 60.0  # the stack runs the sweeper every 15 minutes
     stale_processing_seconds: float = names.STALE_PROCESSING_SECONDS
     stale_queued_seconds: float = names.STALE_QUEUED_SECONDS
@@ -112,6 +115,29 @@ class LocalRuntime:
                 upstream=endpoint.url, throttles=FaultCounter(faults.dynamodb_write_throttles)
             )
 
+    def _container_function(self, env: dict[str, str], image: str) -> LocalFunction:
+        from idp.local.lambda_container import ContainerEnvironment, ContainerFunction
+
+        spec = FUNCTIONS[Function.PROCESSOR]
+        name = self.resources.function_names[Function.PROCESSOR]
+        container = ContainerFunction(
+            image=image,
+            handler=spec.handler,
+            function_name=name,
+            memory_mb=spec.memory_mb,
+            ephemeral_storage_mb=names.DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB,
+            region=self.endpoint.region,
+        )
+        return LocalFunction(
+            name=name,
+            handler=spec.handler,
+            env=env,
+            memory_mb=spec.memory_mb,
+            timeout_s=self.settings.processor_timeout_seconds,
+            concurrency=self.settings.processor_concurrency,
+            environment_factory=lambda function_env: ContainerEnvironment(container, function_env),
+        )
+
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
         self.api.start()
@@ -146,6 +172,10 @@ class LocalRuntime:
                 env |= {"POWERTOOLS_LOG_LEVEL": "WARNING", "POWERTOOLS_METRICS_DISABLED": "true"}
             concurrency = 1
             timeout = float(spec.timeout_seconds)
+            if function is Function.PROCESSOR and settings.processor_image:
+                # The image brings its own /tmp, HOME and PaddleX settings, as on Lambda.
+                self.functions[function] = self._container_function(env, settings.processor_image)
+                continue
             # Each function gets its own /tmp, the only writable path on Lambda.
             function_tmp = tmp_root / function.value
             function_tmp.mkdir(exist_ok=True)

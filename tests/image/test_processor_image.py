@@ -1,0 +1,106 @@
+"""The OCR processor image, run the way Lambda runs it, processes real documents.
+
+The image's entrypoint and CMD handler start under a Lambda Runtime API (idp.local.
+lambda_container: the FAKE of the Lambda service), with the environment the stack gives the
+function, a read-only root file system, a non-root user and Lambda's memory limit. The rest of
+the pipeline (S3, SQS, DynamoDB on the embedded emulator; the real invoker) is the local run.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from idp.local.pipeline import LocalPipeline
+from idp.local.runtime import LocalSettings
+from idp.names import JobStatus, OcrModel
+from idp.synthetic import encode_pages, render_page, sample_lines, truncated
+from idp.textmetrics import character_error_rate
+
+pytestmark = pytest.mark.image
+
+JOB_TIMEOUT_S = 600.0  # a cold container loads its engine from the S3 model cache first
+
+
+@pytest.fixture(scope="module")
+def pipeline(
+    processor_image: str, models_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LocalPipeline]:
+    settings = LocalSettings(
+        work_dir=tmp_path_factory.mktemp("image-run"),
+        models_dir=models_dir,  # seeds the S3 model cache; the image fetches from there
+        processor_image=processor_image,
+        vl_enabled=False,
+        quiet_functions=True,
+    )
+    with LocalPipeline(settings) as running:
+        yield running
+
+
+def _run(pipeline: LocalPipeline, file: Path, data: bytes) -> tuple[dict[str, Any], Any]:
+    file.write_bytes(data)
+    client = pipeline.client()
+    job_id = client.submit(file, model=OcrModel.PP_OCRV5).job_id
+    record = client.wait([job_id], timeout_s=JOB_TIMEOUT_S)[job_id]
+    assert record is not None, f"job {job_id} has no record"
+    return record, client
+
+
+def _page_text(result: dict[str, Any], page: int) -> str:
+    return "\n".join(line["text"] for line in result["pages"][page - 1]["lines"])
+
+
+def test_image_ocrs_a_multi_page_pdf(
+    pipeline: LocalPipeline, processor_image: str, tmp_path: Path
+) -> None:
+    # GIVEN a three-page PDF with different text on every page
+    pages_lines = [sample_lines(4, offset=offset) for offset in (0, 7, 14)]
+    pages = [
+        render_page(lines, size=(1700, 80 + 66 * len(lines)), font_size=34, margin=50)
+        for lines in pages_lines
+    ]
+    pdf = encode_pages(pages, "PDF", resolution=144.0)
+
+    # WHEN it goes through the pipeline and the processor image's own handler
+    record, client = _run(pipeline, tmp_path / "report.pdf", pdf)
+
+    # THEN the job is COMPLETED with every page's text, by a container of the image
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    result = client.result_document(record["job_id"])
+    assert [page["page"] for page in result["pages"]] == [1, 2, 3]
+    for number, lines in enumerate(pages_lines, start=1):
+        assert character_error_rate("\n".join(lines), _page_text(result, number)) <= 0.02
+    running = subprocess.run(
+        ["docker", "ps", "--filter", f"ancestor={processor_image}", "--format", "{{.Names}}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert running, "no container of the processor image is running (the warm environment)"
+
+
+def test_image_fails_a_broken_pdf_with_its_code_and_keeps_serving(
+    pipeline: LocalPipeline, tmp_path: Path
+) -> None:
+    # GIVEN a PDF cut off halfway
+    lines = sample_lines(3, offset=21)
+    page = render_page(lines, size=(1700, 300), font_size=34, margin=50)
+    broken = truncated(encode_pages([page], "PDF", resolution=144.0))
+
+    # WHEN it is processed by the image, followed by a good document
+    failed, _ = _run(pipeline, tmp_path / "broken.pdf", broken)
+    good, client = _run(
+        pipeline, tmp_path / "good.pdf", encode_pages([page], "PDF", resolution=144.0)
+    )
+
+    # THEN the broken one ends FAILED with its specific code, and the next one still completes
+    assert failed["status"] == JobStatus.FAILED
+    assert failed["error"]["code"] == "CORRUPT_DOCUMENT", json.dumps(failed["error"])
+    assert good["status"] == JobStatus.COMPLETED, good.get("error")
+    text = _page_text(client.result_document(good["job_id"]), 1)
+    assert character_error_rate("\n".join(lines), text) <= 0.02
