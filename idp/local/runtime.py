@@ -511,6 +511,7 @@ class LocalRuntime:
                                 ],
                                 "Threshold": names.SCALE_IN_BACKLOG_THRESHOLD,
                                 "ComparisonOperator": "LessThanThreshold",
+                                "Period": self.settings.alarm_period_seconds,
                                 "EvaluationPeriods": self.settings.alarm_evaluation_periods,
                                 "TreatMissingData": "breaching",
                             },

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Final
 
@@ -21,6 +22,7 @@ class ScaleResult(StrEnum):
     CHANGED = "changed"  # an update was requested
     ALREADY = "already"  # the variant already had the wanted capacity
     UPDATING = "updating"  # the endpoint is changing; no update requested
+    SETTLING = "settling"  # changed more recently than the caller's idle window; no update
     UNAVAILABLE = "unavailable"  # Failed / OutOfService / Deleting: nothing sensible to do
 
 
@@ -29,10 +31,14 @@ class VariantState:
     endpoint_status: str
     desired_instances: int
     current_instances: int
+    last_modified: datetime | None = None  # the endpoint's LastModifiedTime
 
     @property
     def is_changing(self) -> bool:
         return self.endpoint_status in CHANGING_STATES
+
+    def changed_within(self, period: timedelta) -> bool:
+        return self.last_modified is not None and datetime.now(UTC) - self.last_modified < period
 
     @property
     def has_capacity(self) -> bool:
@@ -56,6 +62,7 @@ class EndpointCapacity:
                     endpoint_status=described["EndpointStatus"],
                     desired_instances=variant.get("DesiredInstanceCount", current),
                     current_instances=current,
+                    last_modified=described.get("LastModifiedTime"),
                 )
         raise LookupError(f"endpoint {self.endpoint_name!r} has no variant {self.variant_name!r}")
 
@@ -79,8 +86,14 @@ class EndpointCapacity:
         self._set_desired(1)
         return ScaleResult.CHANGED, state
 
-    def scale_in(self) -> tuple[ScaleResult, VariantState]:
-        """→ 0 instances when the endpoint is InService with capacity; otherwise no call."""
+    def scale_in(
+        self, *, unchanged_for: timedelta | None = None
+    ) -> tuple[ScaleResult, VariantState]:
+        """→ 0 instances when the endpoint is InService with capacity; otherwise no call.
+
+        With `unchanged_for`, an endpoint modified more recently than that is left alone
+        (SETTLING): an instance scaled out a minute ago cannot have been idle for ten.
+        """
         state = self.read()
         if state.is_changing:
             return ScaleResult.UPDATING, state
@@ -88,6 +101,8 @@ class EndpointCapacity:
             return ScaleResult.UNAVAILABLE, state
         if not state.has_capacity:
             return ScaleResult.ALREADY, state
+        if unchanged_for is not None and state.changed_within(unchanged_for):
+            return ScaleResult.SETTLING, state
         self._set_desired(0)
         return ScaleResult.CHANGED, state
 

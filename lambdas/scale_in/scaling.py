@@ -2,21 +2,26 @@
 
 The alarm (ApproximateBacklogSizePerInstance below threshold for a while, missing data
 breaching) publishes its state changes to SNS. Only ALARM acts; OK and INSUFFICIENT_DATA are
-acknowledged and ignored. An endpoint that is updating cannot take a capacity change: that is
-reported (not raised), and the alarm is set back to OK: CloudWatch notifies only on a state
-change, so re-arming it is what makes its next evaluation (one period later) notify again.
+acknowledged and ignored. Two cases are left alone and the alarm is set back to OK instead
+(CloudWatch notifies only on a state change, so re-arming it is what makes its next evaluation
+notify again):
+- the endpoint is updating: it cannot take a capacity change now;
+- the endpoint changed less than one alarm window ago: it was just scaled out (the invoker
+  re-armed the alarm, and the window still holds the breaching minutes at zero instances), so
+  its instance cannot have been idle for the whole window yet.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from idp.names import Metric
+from idp.names import SCALE_IN_EVALUATION_PERIODS, SCALE_IN_PERIOD_SECONDS, Metric
 from lambdas.common.alarms import AlarmRearm
 from lambdas.common.aws import is_endpoint_busy
 from lambdas.common.endpoint import EndpointCapacity, ScaleResult
@@ -29,6 +34,17 @@ if TYPE_CHECKING:
 ALARM: Final = "ALARM"
 
 
+class AlarmTrigger(BaseModel):
+    """The alarm's definition as the notification carries it; the stack's values if absent."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    period: float = Field(default=SCALE_IN_PERIOD_SECONDS, alias="Period", gt=0)
+    evaluation_periods: int = Field(
+        default=SCALE_IN_EVALUATION_PERIODS, alias="EvaluationPeriods", gt=0
+    )
+
+
 class AlarmStateChange(BaseModel):
     """The CloudWatch alarm notification SNS delivers (the fields this handler reads)."""
 
@@ -38,15 +54,26 @@ class AlarmStateChange(BaseModel):
     new_state: str = Field(alias="NewStateValue")
     old_state: str | None = Field(default=None, alias="OldStateValue")
     reason: str | None = Field(default=None, alias="NewStateReason")
+    trigger: AlarmTrigger = Field(default_factory=AlarmTrigger, alias="Trigger")
+
+    @property
+    def window(self) -> timedelta:
+        """How long the alarm looks back: period × evaluation periods."""
+        return timedelta(seconds=self.trigger.period * self.trigger.evaluation_periods)
 
 
 class ScaleInAction(StrEnum):
     SCALED_IN = "scaled-in"
     ALREADY_AT_ZERO = "already-at-zero"
     ENDPOINT_UPDATING = "endpoint-updating"
+    ENDPOINT_SETTLING = "endpoint-settling"
     ENDPOINT_UNAVAILABLE = "endpoint-unavailable"
     NOT_IN_ALARM = "not-in-alarm"
     UNRECOGNIZED = "unrecognized-message"
+
+
+# Outcomes after which the alarm is set back to OK, so that it notifies again.
+_REARM: Final = frozenset({ScaleInAction.ENDPOINT_UPDATING, ScaleInAction.ENDPOINT_SETTLING})
 
 
 @dataclass(frozen=True)
@@ -87,20 +114,20 @@ class EndpointScaler:
             self._logger.error("message is not a CloudWatch alarm notification")
             return ScaleInReport(ScaleInAction.UNRECOGNIZED, "not a CloudWatch alarm notification")
         with self._logger.append_context_keys(alarm=alarm.alarm_name, alarm_state=alarm.new_state):
-            report = self.on_alarm_state(alarm.new_state)
-            if report.action is ScaleInAction.ENDPOINT_UPDATING and self._cloudwatch is not None:
+            report = self.on_alarm_state(alarm.new_state, window=alarm.window)
+            if report.action in _REARM and self._cloudwatch is not None:
                 AlarmRearm(self._cloudwatch, alarm_name=alarm.alarm_name).rearm(report.detail)
             self._logger.info(report.detail, extra={"action": report.action.value})
             return report
 
-    def on_alarm_state(self, state: str) -> ScaleInReport:
+    def on_alarm_state(self, state: str, *, window: timedelta | None = None) -> ScaleInReport:
         if state != ALARM:
             return ScaleInReport(
                 ScaleInAction.NOT_IN_ALARM, f"alarm is {state}; nothing to do", alarm_state=state
             )
         endpoint = self._capacity.endpoint_name
         try:
-            result, before = self._capacity.scale_in()
+            result, before = self._capacity.scale_in(unchanged_for=window)
         except Exception as exc:
             if not is_endpoint_busy(exc):
                 raise  # throttling and the like: Lambda's async retries try again
@@ -119,6 +146,12 @@ class EndpointScaler:
         elif result is ScaleResult.UPDATING:
             action = ScaleInAction.ENDPOINT_UPDATING
             detail = f"is {before.endpoint_status}; next alarm evaluation retries"
+        elif result is ScaleResult.SETTLING:
+            action = ScaleInAction.ENDPOINT_SETTLING
+            detail = (
+                f"changed at {before.last_modified}, less than the alarm's window ago; the "
+                "alarm is re-armed and a later evaluation decides"
+            )
         else:
             action = ScaleInAction.ENDPOINT_UNAVAILABLE
             detail = f"is {before.endpoint_status}; nothing to scale in"

@@ -9,6 +9,7 @@ import threading
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -272,13 +273,20 @@ class EmulatedAws:
             self.sagemaker, endpoint_name=VL_ENDPOINT, variant_name=names.VL_VARIANT_NAME
         )
 
-    def set_vl_instances(self, count: int) -> None:
+    def set_vl_instances(self, count: int, *, changed_ago: timedelta = timedelta(days=1)) -> None:
+        """The variant at `count` instances since `changed_ago` (its LastModifiedTime; moto
+        itself never moves that on a capacity change)."""
         self.sagemaker.update_endpoint_weights_and_capacities(
             EndpointName=VL_ENDPOINT,
             DesiredWeightsAndCapacities=[
                 {"VariantName": names.VL_VARIANT_NAME, "DesiredInstanceCount": count}
             ],
         )
+        from moto.core.models import DEFAULT_ACCOUNT_ID
+        from moto.sagemaker.models import sagemaker_backends
+
+        endpoint = sagemaker_backends[DEFAULT_ACCOUNT_ID][REGION].endpoints[VL_ENDPOINT]
+        endpoint.last_modified_time = datetime.now(UTC) - changed_ago
 
     def vl_instances(self) -> int:
         return self.capacity().read().desired_instances

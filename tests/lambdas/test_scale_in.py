@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import boto3
 import pytest
@@ -10,7 +11,15 @@ from botocore.exceptions import ClientError
 
 from lambdas.common.telemetry import Telemetry
 from lambdas.scale_in.scaling import EndpointScaler, ScaleInAction
-from tests.lambdas.support import TEST_LOGGER, VL_ENDPOINT, EmulatedAws, Faults, sns_message
+from tests.lambdas.support import (
+    TEST_LOGGER,
+    VL_ENDPOINT,
+    EmulatedAws,
+    Faults,
+    alarm_state,
+    create_scale_in_alarm,
+    sns_message,
+)
 
 
 def alarm(state: str) -> str:
@@ -31,6 +40,41 @@ def test_alarm_scales_an_endpoint_with_an_instance_in_to_zero(
     # THEN the endpoint is set to zero instances
     assert report.action is ScaleInAction.SCALED_IN
     assert report.instances_before == 1
+    assert aws.vl_instances() == 0
+
+
+def test_alarm_spares_an_endpoint_scaled_out_within_its_window_and_re_arms(
+    aws: EmulatedAws,
+) -> None:
+    # GIVEN an instance the invoker started a minute ago (re-arming the alarm), whose alarm
+    # window still holds the breaching minutes the endpoint spent at zero
+    cloudwatch = boto3.client("cloudwatch", region_name="us-east-1")
+    name = create_scale_in_alarm(cloudwatch, state="ALARM")
+    aws.set_vl_instances(1, changed_ago=timedelta(minutes=1))
+    scaler = EndpointScaler(
+        capacity=aws.capacity(),
+        telemetry=Telemetry(namespace="PaddleIdpTest", service="scale-in"),
+        logger=TEST_LOGGER,
+        cloudwatch=cloudwatch,
+    )
+
+    # WHEN the alarm (10 periods of 60 s) goes to ALARM
+    report = scaler.handle_message(alarm("ALARM"))
+
+    # THEN the instance keeps running and the alarm is OK, so a real idle window notifies again
+    assert report.action is ScaleInAction.ENDPOINT_SETTLING
+    assert aws.vl_instances() == 1
+    assert alarm_state(cloudwatch, name) == "OK"
+
+
+def test_alarm_scales_in_an_endpoint_unchanged_for_its_whole_window(
+    aws: EmulatedAws, scaler: EndpointScaler
+) -> None:
+    # GIVEN an instance running, unchanged, for just over the alarm's 10-minute window
+    aws.set_vl_instances(1, changed_ago=timedelta(minutes=11))
+
+    # WHEN the alarm goes to ALARM THEN it is scaled in
+    assert scaler.handle_message(alarm("ALARM")).action is ScaleInAction.SCALED_IN
     assert aws.vl_instances() == 0
 
 
