@@ -20,30 +20,39 @@ from idp import names
 from idp.jobs import JobOptions
 from idp.names import JobStatus, OcrModel, Output
 from idp.store import JobStore
+from idp.topology import SCALE_IN_ALARM_NAME_SUFFIX
 
 UPLOAD_PREFIX = "uploads/"  # outside input/, so a submitted upload raises no S3 notification
 
 
 @dataclass(frozen=True)
 class PipelineNames:
-    """The resource names a client needs."""
+    """The resource names a client needs; the VL names are None when VL is not deployed."""
 
     input_bucket: str
     results_bucket: str
     jobs_table: str
     queue_url: str
+    vl_endpoint: str | None = None
+    vl_scale_in_alarm: str | None = None
 
     @classmethod
     def from_stack(cls, cloudformation: Any, stack_name: str = names.STACK_NAME) -> PipelineNames:
-        """Read the names from a deployed stack's outputs."""
+        """Read the names from a deployed stack's outputs (VlEndpointName only when VL is on)."""
         stack = cloudformation.describe_stacks(StackName=stack_name)["Stacks"][0]
         outputs = {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
+        vl_endpoint = outputs.get(Output.VL_ENDPOINT)
         try:
             return cls(
                 input_bucket=outputs[Output.INPUT_BUCKET],
                 results_bucket=outputs[Output.RESULTS_BUCKET],
                 jobs_table=outputs[Output.JOBS_TABLE],
                 queue_url=outputs[Output.JOB_QUEUE_URL],
+                vl_endpoint=vl_endpoint,
+                # The stack names its scale-in alarm after itself (infra/stack.py).
+                vl_scale_in_alarm=f"{stack['StackName']}-{SCALE_IN_ALARM_NAME_SUFFIX}"
+                if vl_endpoint
+                else None,
             )
         except KeyError as missing:
             raise LookupError(f"stack {stack_name} has no output {missing}") from None

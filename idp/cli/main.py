@@ -3,25 +3,40 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
-import sys
+import signal
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import FrameType
 from typing import Annotated, Any
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from idp import names
-from idp.client import PipelineClient, PipelineNames
+from idp.cli.common import (
+    EndpointOption,
+    JsonOption,
+    LangOption,
+    ModelOption,
+    RegionOption,
+    StackOption,
+    aws_endpoint,
+    client_for,
+    configure_logging,
+    err,
+    out,
+    parse_model,
+    status_style,
+)
+from idp.cli.endpoint import endpoint_app
+from idp.cli.smoke import smoke
+from idp.client import PipelineClient
 from idp.jobs import JobOptions
-from idp.local.emulator import AwsEndpoint
 from idp.names import JobStatus, OcrModel
 
 app = typer.Typer(
@@ -33,75 +48,13 @@ local_app = typer.Typer(help="Run the whole pipeline on this machine (embedded A
 models_app = typer.Typer(help="Fill and inspect the S3 model cache.")
 app.add_typer(local_app, name="local")
 app.add_typer(models_app, name="models")
-
-err = Console(stderr=True)
-out = Console()
-
-ModelOption = Annotated[
-    str, typer.Option("--model", "-m", help="PP-OCRv5, PP-StructureV3 or PaddleOCR-VL")
-]
-LangOption = Annotated[str, typer.Option("--lang", "-l", help="PaddleOCR language code")]
-JsonOption = Annotated[bool, typer.Option("--json", help="machine-readable output on stdout")]
-EndpointOption = Annotated[
-    str | None,
-    typer.Option("--endpoint-url", help="a local emulator's URL (from `idp local up`)"),
-]
-StackOption = Annotated[
-    str, typer.Option("--stack-name", help="deployed stack whose outputs name the resources")
-]
-RegionOption = Annotated[str | None, typer.Option("--region", help="AWS region")]
-
-
-def _model(name: str) -> OcrModel:
-    try:
-        return OcrModel.parse(name)
-    except KeyError:
-        known = ", ".join(m.value for m in OcrModel)
-        raise typer.BadParameter(f"unknown model {name!r}; use one of: {known}") from None
-
-
-def _configure_logging(verbose: bool) -> None:
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-
-
-def _endpoint(endpoint_url: str | None, region: str | None) -> AwsEndpoint:
-    return AwsEndpoint(
-        url=endpoint_url,
-        region=region
-        or os.environ.get("AWS_REGION")
-        or os.environ.get("AWS_DEFAULT_REGION")
-        or "us-east-1",
-    )
-
-
-def _client(endpoint_url: str | None, stack_name: str, region: str | None) -> PipelineClient:
-    """A client for a local emulator (--endpoint-url) or a deployed stack (its outputs)."""
-    from idp.local.resources import pipeline_names
-
-    endpoint = _endpoint(endpoint_url, region)
-    if endpoint_url:
-        pipeline = pipeline_names(endpoint)
-    else:
-        pipeline = PipelineNames.from_stack(endpoint.client("cloudformation"), stack_name)
-    return PipelineClient(
-        s3=endpoint.client("s3"),
-        sqs=endpoint.client("sqs"),
-        table=endpoint.resource("dynamodb").Table(pipeline.jobs_table),
-        pipeline=pipeline,
-    )
+app.add_typer(endpoint_app, name="endpoint")
+app.command()(smoke)
 
 
 def _error_text(record: dict[str, Any] | None) -> str:
     error = (record or {}).get("error")
     return f"{error['code']}: {error['message']}" if isinstance(error, dict) else ""
-
-
-def _status_style(status: str) -> str:
-    return {"COMPLETED": "green", "FAILED": "red", "PROCESSING": "yellow"}.get(status, "cyan")
 
 
 def _jobs_table(records: list[dict[str, Any]], title: str) -> Table:
@@ -117,7 +70,7 @@ def _jobs_table(records: list[dict[str, Any]], title: str) -> Table:
         job = str(record.get("job_id", ""))[:12]
         table.add_row(
             job,
-            f"[{_status_style(status)}]{status}[/]",
+            f"[{status_style(status)}]{status}[/]",
             str(record.get("model", "")),
             str(record.get("lang", "")),
             str(record.get("page_count", "")),
@@ -162,8 +115,8 @@ def local_run(
     from idp.local.pipeline import LocalPipeline
     from idp.local.runtime import LocalSettings
 
-    _configure_logging(verbose)
-    ocr_model = _model(model)
+    configure_logging(verbose)
+    ocr_model = parse_model(model)
     models_dir = Path(os.environ.get("IDP_MODELS_DIR", ".models"))
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="idp-local-") as work:
@@ -252,21 +205,36 @@ def _wait_with_progress(
             status = str(record.get("status"))
             if JobStatus(status).is_terminal:
                 progress.advance(task)
-            progress.console.print(f"  {job_id[:12]} → [{_status_style(status)}]{status}[/]")
+            progress.console.print(f"  {job_id[:12]} → [{status_style(status)}]{status}[/]")
 
         return client.wait(job_ids, timeout_s=timeout, on_change=on_change)
 
 
 @local_app.command("up")
 def local_up(
-    vl_substitute: Annotated[bool, typer.Option("--vl-substitute")] = False,
+    vl_substitute: Annotated[
+        bool,
+        typer.Option(
+            "--vl-substitute",
+            help="serve PaddleOCR-VL with the PP-OCRv5 substitute engine (no VL weights here)",
+        ),
+    ] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="print the names as one JSON line on stdout once everything runs"
+        ),
+    ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
-    """Keep the emulator and runtime running until Ctrl-C; print how to reach them."""
+    """Keep the emulator and runtime running until Ctrl-C (or SIGTERM); print how to reach them."""
     from idp.local.pipeline import LocalPipeline
     from idp.local.runtime import LocalSettings
 
-    _configure_logging(verbose)
+    configure_logging(verbose)
+    # A supervisor (CI, a test, `docker stop`) stops with SIGTERM: shut down as on Ctrl-C, so
+    # the function workers and the VL container server stop with us.
+    signal.signal(signal.SIGTERM, _interrupt)
     models_dir = Path(os.environ.get("IDP_MODELS_DIR", ".models"))
     with tempfile.TemporaryDirectory(prefix="idp-local-") as work:
         settings = LocalSettings(
@@ -275,39 +243,69 @@ def local_up(
             vl_substitute=vl_substitute,
         )
         with LocalPipeline(settings) as pipeline:
-            resources = pipeline.resources
+            resources, runtime = pipeline.resources, pipeline.runtime
             assert resources is not None
+            assert runtime is not None
             url = pipeline.endpoint.url
-            table = Table(title="local pipeline", show_header=False)
-            table.add_column("what", no_wrap=True)
-            table.add_column("value", overflow="fold")
-            for key, value in (
-                ("endpoint url", url),
-                ("input bucket", resources.input_bucket),
-                ("results bucket", resources.results_bucket),
-                ("model cache", resources.model_cache_bucket),
-                ("jobs table", resources.jobs_table),
-                ("job queue", resources.queue_url),
-                ("dead-letter queue", resources.dlq_url),
-                ("VL endpoint", resources.vl_endpoint),
-            ):
-                table.add_row(key, str(value))
-            out.print(table)
-            out.print(
-                "Try:\n"
-                "  export AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local "
-                "AWS_DEFAULT_REGION=us-east-1\n"
-                f"  aws --endpoint-url {url} s3 cp FILE "
-                f"s3://{resources.input_bucket}/input/PP-OCRv5/FILE\n"
-                f"  idp jobs --endpoint-url {url}\n"
-                "Ctrl-C stops everything.",
-                soft_wrap=True,
-            )
+            # The two APIs the emulator cannot run (Lambda Invoke, SageMaker Runtime
+            # InvokeEndpointAsync) are served by the local runtime on a URL of their own.
+            described = {
+                "endpoint_url": url,
+                "runtime_api_url": runtime.api.url,
+                "input_bucket": resources.input_bucket,
+                "results_bucket": resources.results_bucket,
+                "model_cache_bucket": resources.model_cache_bucket,
+                "jobs_table": resources.jobs_table,
+                "job_queue_url": resources.queue_url,
+                "dlq_url": resources.dlq_url,
+                "vl_endpoint": resources.vl_endpoint,
+            }
+            if as_json:
+                print(json.dumps(described), flush=True)
+            else:
+                _print_local_up(described, resources.input_bucket)
             try:
                 while True:
                     time.sleep(1)
             except KeyboardInterrupt:
                 err.print("stopping")
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _print_local_up(described: dict[str, Any], input_bucket: str) -> None:
+    url = described["endpoint_url"]
+    labels = {
+        "endpoint_url": "endpoint url",
+        "runtime_api_url": "Lambda + SageMaker Runtime API",
+        "input_bucket": "input bucket",
+        "results_bucket": "results bucket",
+        "model_cache_bucket": "model cache",
+        "jobs_table": "jobs table",
+        "job_queue_url": "job queue",
+        "dlq_url": "dead-letter queue",
+        "vl_endpoint": "VL endpoint",
+    }
+    table = Table(title="local pipeline", show_header=False)
+    table.add_column("what", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    for key, label in labels.items():
+        table.add_row(label, str(described[key]))
+    out.print(table)
+    out.print(
+        "Try:\n"
+        "  export AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local "
+        "AWS_DEFAULT_REGION=us-east-1\n"
+        f"  aws --endpoint-url {url} s3 cp FILE "
+        f"s3://{input_bucket}/input/PP-OCRv5/FILE\n"
+        f"  idp jobs --endpoint-url {url}\n"
+        f"  idp smoke --endpoint-url {url}\n"
+        f"  idp endpoint status --endpoint-url {url}\n"
+        "Ctrl-C stops everything.",
+        soft_wrap=True,
+    )
 
 
 # -- jobs against a deployed stack or a local emulator ---------------------------------------------
@@ -322,8 +320,8 @@ def submit(
     as_json: JsonOption = False,
 ) -> None:
     """Upload a document and queue its job; prints the job id."""
-    client = _client(endpoint_url, stack_name, region)
-    submitted = client.submit(file, model=_model(model), lang=lang)
+    client = client_for(endpoint_url, stack_name, region)
+    submitted = client.submit(file, model=parse_model(model), lang=lang)
     if as_json:
         print(json.dumps({"job_id": submitted.job_id, "key": submitted.key}))
     else:
@@ -339,7 +337,7 @@ def status(
     as_json: JsonOption = False,
 ) -> None:
     """Show one job's record."""
-    record = _client(endpoint_url, stack_name, region).job(job_id)
+    record = client_for(endpoint_url, stack_name, region).job(job_id)
     if record is None:
         err.print(f"[red]no job {job_id}[/]")
         raise typer.Exit(code=2)
@@ -375,7 +373,7 @@ def jobs(
     as_json: JsonOption = False,
 ) -> None:
     """List jobs, newest first."""
-    records = _client(endpoint_url, stack_name, region).jobs(
+    records = client_for(endpoint_url, stack_name, region).jobs(
         status=status_filter, since=_since(since)
     )
     if as_json:
@@ -394,7 +392,7 @@ def result(
     as_json: JsonOption = False,
 ) -> None:
     """Print a job's recognized text (or save result.json / result.md with --out)."""
-    client = _client(endpoint_url, stack_name, region)
+    client = client_for(endpoint_url, stack_name, region)
     if out_dir is not None:
         out.print(str(client.download_result(job_id, out_dir)))
         return
@@ -417,7 +415,7 @@ def overlay(
     """Write a PNG of a page with the recognized boxes and text drawn on it."""
     from idp.overlay import render_overlay
 
-    client = _client(endpoint_url, stack_name, region)
+    client = client_for(endpoint_url, stack_name, region)
     record = client.job(job_id)
     if record is None:
         err.print(f"[red]no job {job_id}[/]")
@@ -445,7 +443,7 @@ def models_import_dir(
     """Upload a local model directory into the model-cache bucket."""
     from idp.ocr.model_cache import ModelCache, archive_key
 
-    s3 = _endpoint(endpoint_url, region).client("s3")
+    s3 = aws_endpoint(endpoint_url, region).client("s3")
     digest = ModelCache(s3=s3, bucket=bucket).import_dir(model_name, path)
     out.print(f"{model_name} → s3://{bucket}/{archive_key(model_name)} (sha256 {digest})")
 
@@ -462,7 +460,7 @@ def models_sync(
     """On a connected machine: download the official models and import them into the cache."""
     from idp.ocr.model_cache import DEFAULT_SYNC_MODELS, ModelCache, sync
 
-    s3 = _endpoint(endpoint_url, region).client("s3")
+    s3 = aws_endpoint(endpoint_url, region).client("s3")
     imported = sync(ModelCache(s3=s3, bucket=bucket), model_names or list(DEFAULT_SYNC_MODELS))
     for model_name, digest in imported.items():
         out.print(f"{model_name}: sha256 {digest}")

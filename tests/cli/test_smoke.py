@@ -1,0 +1,165 @@
+"""`idp smoke` against a real `idp local up` (embedded AWS, real handlers, real PP-OCRv5, and
+PaddleOCR-VL's plumbing with the substitute engine)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from idp.cli.main import app
+from idp.local.emulator import AwsEndpoint
+from tests.cli.conftest import LocalUp
+
+pytestmark = pytest.mark.ocr
+
+# Wide enough that rich never wraps a table cell.
+WIDE = {"COLUMNS": "200"}
+
+
+def _idp(*args: str, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(app, list(args), env={**WIDE, **(env or {})})
+
+
+def _rows(result: Result) -> dict[str, dict[str, Any]]:
+    return {row["model"]: row for row in json.loads(result.stdout)}
+
+
+def _cpu_only_stack(local_up: LocalUp, stack_name: str) -> None:
+    """A CloudFormation stack in the emulator whose outputs name the local resources, without
+    VlEndpointName, as a stack deployed with vlEnabled=false has."""
+    names = local_up.names
+    outputs = {
+        "InputBucketName": names["input_bucket"],
+        "ResultsBucketName": names["results_bucket"],
+        "JobsTableName": names["jobs_table"],
+        "JobQueueUrl": names["job_queue_url"],
+    }
+    template = {
+        "Resources": {"Placeholder": {"Type": "AWS::SNS::Topic"}},
+        "Outputs": {key: {"Value": value} for key, value in outputs.items()},
+    }
+    cloudformation = AwsEndpoint(url=local_up.endpoint_url).client("cloudformation")
+    cloudformation.create_stack(StackName=stack_name, TemplateBody=json.dumps(template))
+
+
+def test_smoke_passes_for_every_model_the_local_stack_runs(local_up: LocalUp) -> None:
+    # GIVEN `idp local up --vl-substitute` (PP-OCRv5 weights seeded, the VL endpoint at 0)
+
+    # WHEN the smoke runs against it with its defaults
+    result = _idp("smoke", "--endpoint-url", local_up.endpoint_url, "--json")
+
+    # THEN it exits 0: PP-OCRv5 and PaddleOCR-VL (the stack has its endpoint) both COMPLETED
+    # and read the generated page back
+    assert result.exit_code == 0, result.output
+    rows = _rows(result)
+    assert set(rows) == {"PP-OCRv5", "PaddleOCR-VL"}
+    for row in rows.values():
+        assert row["status"] == "COMPLETED"
+        assert row["ok"] is True
+        assert row["cer"] <= 0.05
+        assert row["first_line"]
+        assert row["seconds"] > 0
+    # AND the VL row says it was served by the substitute engine, not the real model
+    assert rows["PaddleOCR-VL"]["substitute"] is True
+    assert rows["PP-OCRv5"]["substitute"] is False
+
+
+def test_smoke_prints_a_table_of_model_status_time_and_text(local_up: LocalUp) -> None:
+    # GIVEN the running local stack
+
+    # WHEN the smoke checks PP-OCRv5 without --json
+    result = _idp("smoke", "--endpoint-url", local_up.endpoint_url, "--model", "PP-OCRv5")
+
+    # THEN the table shows the model, its status, the check and the first recognized line
+    assert result.exit_code == 0, result.output
+    (row,) = [line for line in result.stdout.splitlines() if line.strip().startswith("PP-OCRv5")]
+    assert "COMPLETED" in row
+    assert "pass" in row
+    assert "Invoice 2041 was issued" in row
+    assert "1/1 models passed" in result.stdout
+
+
+def test_smoke_fails_when_a_models_weights_are_missing(local_up: LocalUp) -> None:
+    # GIVEN the local stack, whose model cache has no PP-StructureV3 layout weights (they come
+    # from the model hub, which the local processor may not use)
+
+    # WHEN the smoke is asked for PP-StructureV3 as well
+    result = _idp(
+        "smoke",
+        "--endpoint-url",
+        local_up.endpoint_url,
+        "--model",
+        "PP-OCRv5",
+        "--model",
+        "PP-StructureV3",
+        "--json",
+    )
+
+    # THEN it exits 1: PP-StructureV3 FAILED with the recorded error, PP-OCRv5 still passed
+    assert result.exit_code == 1, result.output
+    rows = _rows(result)
+    structure = rows["PP-StructureV3"]
+    assert structure["status"] == "FAILED"
+    assert structure["ok"] is False
+    assert structure["error"]["code"] == "MODEL_UNAVAILABLE"
+    assert structure["problem"].startswith("MODEL_UNAVAILABLE: ")
+    assert rows["PP-OCRv5"]["ok"] is True
+
+
+def test_smoke_table_shows_the_error_code_and_message_of_a_failed_job(local_up: LocalUp) -> None:
+    # GIVEN the local stack without PP-StructureV3 weights
+
+    # WHEN the smoke is asked for PP-StructureV3 alone, as a table
+    result = _idp("smoke", "--endpoint-url", local_up.endpoint_url, "--model", "structure")
+
+    # THEN it exits 1 and the row names the status, FAIL and the error code
+    assert result.exit_code == 1, result.output
+    (row,) = [line for line in result.stdout.splitlines() if "PP-StructureV3" in line]
+    assert "FAILED" in row
+    assert "FAIL" in row
+    assert "MODEL_UNAVAILABLE" in row
+    assert "0/1 models passed" in result.stdout
+
+
+def test_smoke_fails_when_jobs_do_not_finish_in_time(local_up: LocalUp) -> None:
+    # GIVEN the local stack
+
+    # WHEN the smoke gives the job no time at all
+    result = _idp(
+        "smoke", "--endpoint-url", local_up.endpoint_url, "-m", "ocr", "--timeout", "0", "--json"
+    )
+
+    # THEN it exits 1 and reports a timeout
+    assert result.exit_code == 1, result.output
+    row = _rows(result)["PP-OCRv5"]
+    assert row["status"] == "TIMEOUT"
+    assert row["problem"].startswith("TIMEOUT")
+
+
+def test_smoke_of_a_cpu_only_stack_checks_pp_ocrv5_only(local_up: LocalUp) -> None:
+    # GIVEN a deployed stack (found through its CloudFormation outputs) without a VL endpoint
+    _cpu_only_stack(local_up, "cpu-only")
+    aws = {"AWS_ENDPOINT_URL": local_up.endpoint_url}
+
+    # WHEN the smoke runs against it by stack name, with its defaults
+    result = _idp("smoke", "--stack-name", "cpu-only", "--json", env=aws)
+
+    # THEN only PP-OCRv5 is checked, and it passes
+    assert result.exit_code == 0, result.output
+    assert list(_rows(result)) == ["PP-OCRv5"]
+
+
+def test_smoke_refuses_paddleocr_vl_on_a_stack_without_it(local_up: LocalUp) -> None:
+    # GIVEN a stack deployed without the VL endpoint
+    _cpu_only_stack(local_up, "cpu-only-2")
+    aws = {"AWS_ENDPOINT_URL": local_up.endpoint_url}
+
+    # WHEN the smoke is asked for PaddleOCR-VL there
+    result = _idp("smoke", "--stack-name", "cpu-only-2", "--model", "vl", env=aws)
+
+    # THEN it exits 2 before submitting anything, saying VL is not deployed
+    assert result.exit_code == 2
+    assert "PaddleOCR-VL is not deployed" in result.stderr
