@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import urllib.request
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Self
 
 import boto3
@@ -72,6 +73,7 @@ class EmbeddedAws:
 
         # The emulator's request log would drown the pipeline's own logs.
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        _endpoint_updates_move_last_modified()
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         server.start()
         host, port = server.get_host_and_port()
@@ -100,3 +102,25 @@ class EmbeddedAws:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def _endpoint_updates_move_last_modified() -> None:
+    """SageMaker moves an endpoint's LastModifiedTime on every update; moto does not when an
+    update changes only capacity. The scale-in handler reads it (an endpoint scaled out less
+    than one alarm window ago is spared), so the embedded emulator behaves like SageMaker here.
+    """
+    from moto.sagemaker.models import SageMakerModelBackend
+
+    update = SageMakerModelBackend.update_endpoint_weights_and_capacities
+    if getattr(update, "moves_last_modified", False):
+        return
+
+    def update_and_touch(
+        self: SageMakerModelBackend, endpoint_name: str, desired_weights_and_capacities: Any
+    ) -> Any:
+        result = update(self, endpoint_name, desired_weights_and_capacities)
+        self.endpoints[endpoint_name].last_modified_time = datetime.now(UTC)
+        return result
+
+    update_and_touch.moves_last_modified = True  # type: ignore[attr-defined]
+    SageMakerModelBackend.update_endpoint_weights_and_capacities = update_and_touch  # type: ignore[method-assign]
