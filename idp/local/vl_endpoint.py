@@ -230,6 +230,8 @@ class VlEndpointSimulator:
             ):
                 break
             time.sleep(0.5)
+        if self._stop.is_set():
+            return  # stopped while starting: nothing failed
         self._fail_start(body if isinstance(body, dict) else {})
 
     def _fail_start(self, ping_body: dict[str, Any]) -> None:
