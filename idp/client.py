@@ -20,7 +20,7 @@ from idp import names
 from idp.jobs import JobOptions
 from idp.names import JobStatus, OcrModel, Output
 from idp.store import JobStore
-from idp.topology import SCALE_IN_ALARM_NAME_SUFFIX
+from idp.topology import scale_in_alarm_name
 
 UPLOAD_PREFIX = "uploads/"  # outside input/, so a submitted upload raises no S3 notification
 
@@ -50,9 +50,7 @@ class PipelineNames:
                 queue_url=outputs[Output.JOB_QUEUE_URL],
                 vl_endpoint=vl_endpoint,
                 # The stack names its scale-in alarm after itself (infra/stack.py).
-                vl_scale_in_alarm=f"{stack['StackName']}-{SCALE_IN_ALARM_NAME_SUFFIX}"
-                if vl_endpoint
-                else None,
+                vl_scale_in_alarm=scale_in_alarm_name(stack["StackName"]) if vl_endpoint else None,
             )
         except KeyError as missing:
             raise LookupError(f"stack {stack_name} has no output {missing}") from None

@@ -119,3 +119,8 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
 # The processor's async-invoke failures go to this topic as Lambda destination records.
 PROCESSOR_ON_FAILURE_TOPIC: Final = Topic.ERROR
 SCALE_IN_ALARM_NAME_SUFFIX: Final = "vl-backlog-idle"
+
+
+def scale_in_alarm_name(prefix: str) -> str:
+    """The VL endpoint's idle alarm, named after its stack (or the local run's prefix)."""
+    return f"{prefix}-{SCALE_IN_ALARM_NAME_SUFFIX}"

@@ -22,9 +22,9 @@ from idp.names import Env, Output, Service, VlEnv
 from idp.topology import (
     FUNCTIONS,
     PROCESSOR_ON_FAILURE_TOPIC,
-    SCALE_IN_ALARM_NAME_SUFFIX,
     Function,
     Topic,
+    scale_in_alarm_name,
 )
 from infra.completion import CompletionHandler
 from infra.dashboard import PipelineDashboard
@@ -181,7 +181,7 @@ class PaddleIdpStack(Stack):
             success_topic=self.topics[Topic.SUCCESS].topic,
             error_topic=self.topics[Topic.ERROR].topic,
             scale_in_topic=self.topics[Topic.SCALE_IN].topic,
-            scale_in_alarm_name=f"{self.stack_name}-{SCALE_IN_ALARM_NAME_SUFFIX}",
+            scale_in_alarm_name=scale_in_alarm_name(self.stack_name),
             log_retention=self._log_retention,
         )
         # CloudWatch publishes the scale-in alarm into the encrypted topic as its service

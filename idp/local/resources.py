@@ -12,7 +12,7 @@ from idp.client import PipelineNames
 from idp.local.emulator import ACCOUNT_ID, AwsEndpoint
 from idp.names import Env
 from idp.store import jobs_table_definition
-from idp.topology import FUNCTIONS, SCALE_IN_ALARM_NAME_SUFFIX, Function, Topic
+from idp.topology import FUNCTIONS, Function, Topic, scale_in_alarm_name
 
 LOCAL_PREFIX = "paddle-idp-local"
 
@@ -38,7 +38,7 @@ def _vl_endpoint(prefix: str) -> str:
 
 
 def _scale_in_alarm(prefix: str) -> str:
-    return f"{prefix}-{SCALE_IN_ALARM_NAME_SUFFIX}"
+    return scale_in_alarm_name(prefix)
 
 
 def pipeline_names(endpoint: AwsEndpoint, prefix: str = LOCAL_PREFIX) -> PipelineNames:

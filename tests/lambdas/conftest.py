@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
+import boto3
 import pytest
 from aws_lambda_powertools import Logger
 from moto import mock_aws
 
 from idp import names
+from lambdas.common.alarms import AlarmRearm
 from lambdas.common.telemetry import Telemetry
 from lambdas.completion.recorder import CompletionRecorder
 from lambdas.invoker.dispatch import LambdaProcessorInvoker, VlEndpointDispatcher
@@ -16,6 +19,7 @@ from lambdas.invoker.routing import JobRouter
 from lambdas.scale_in.scaling import EndpointScaler
 from tests.lambdas.support import (
     PROCESSOR_FUNCTION,
+    REGION,
     RESULTS_BUCKET,
     TEST_LOGGER,
     AwsClients,
@@ -23,7 +27,11 @@ from tests.lambdas.support import (
     Faults,
     RecordingProcessorInvoker,
     RouterFactory,
+    create_scale_in_alarm,
 )
+
+if TYPE_CHECKING:
+    from mypy_boto3_cloudwatch import CloudWatchClient
 
 
 @pytest.fixture(scope="session")
@@ -61,6 +69,7 @@ def make_router(aws: EmulatedAws, processor_runs: RecordingProcessorInvoker) -> 
     def build(
         *,
         vl_enabled: bool = True,
+        scale_in_alarm: AlarmRearm | None = None,
         max_input_bytes: int = names.DEFAULT_MAX_INPUT_BYTES,
         dispatch_lease_seconds: int = 120,
         logger: Logger = TEST_LOGGER,
@@ -71,6 +80,7 @@ def make_router(aws: EmulatedAws, processor_runs: RecordingProcessorInvoker) -> 
                 runtime=aws.runtime,
                 capacity=aws.capacity(),
                 results_bucket=RESULTS_BUCKET,
+                scale_in_alarm=scale_in_alarm,
             )
             if vl_enabled
             else None
@@ -98,6 +108,25 @@ def recorder(aws: EmulatedAws) -> CompletionRecorder:
         results_bucket=RESULTS_BUCKET,
         telemetry=Telemetry(namespace="PaddleIdpTest", service="completion-handler"),
         logger=TEST_LOGGER,
+    )
+
+
+@pytest.fixture
+def scale_in_alarm(aws: EmulatedAws) -> CloudWatchClient:
+    """The endpoint's idle alarm, in ALARM as a scale-in notification finds it."""
+    cloudwatch = boto3.client("cloudwatch", region_name=REGION)
+    create_scale_in_alarm(cloudwatch, state="ALARM")
+    return cloudwatch
+
+
+@pytest.fixture
+def rearming_scaler(aws: EmulatedAws, scale_in_alarm: CloudWatchClient) -> EndpointScaler:
+    """The scale-in handler's logic as deployed: it re-arms the alarm when it leaves it be."""
+    return EndpointScaler(
+        capacity=aws.capacity(),
+        telemetry=Telemetry(namespace="PaddleIdpTest", service="scale-in"),
+        logger=TEST_LOGGER,
+        cloudwatch=scale_in_alarm,
     )
 
 

@@ -8,7 +8,6 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-import boto3
 import pytest
 from aws_lambda_powertools import Logger
 
@@ -18,8 +17,6 @@ from idp.jobs import DispatchedJob, JobOptions
 from idp.names import JobStatus
 from idp.store import JobStore
 from lambdas.common.alarms import AlarmRearm
-from lambdas.common.telemetry import Telemetry
-from lambdas.invoker.dispatch import LambdaProcessorInvoker, VlEndpointDispatcher
 from lambdas.invoker.handler import process_batch
 from lambdas.invoker.routing import Disposition, JobRouter
 from tests.lambdas.support import (
@@ -28,14 +25,12 @@ from tests.lambdas.support import (
     PROCESSOR_FUNCTION,
     RESULTS_BUCKET,
     SCALE_IN_ALARM,
-    TEST_LOGGER,
     VL_ENDPOINT,
     EmulatedAws,
     Faults,
     RecordingProcessorInvoker,
     RouterFactory,
     alarm_state,
-    create_scale_in_alarm,
     load_event,
     s3_event_body,
     sqs_event,
@@ -145,35 +140,17 @@ def test_vl_job_scales_the_endpoint_out_from_zero_and_submits_its_manifest(
     assert processor_runs.events == []
 
 
-def _router_with_scale_in_alarm(aws: EmulatedAws, cloudwatch: CloudWatchClient) -> JobRouter:
-    return JobRouter(
-        s3=aws.s3,
-        store=aws.store,
-        processor=LambdaProcessorInvoker(aws.lambda_client, function_name=PROCESSOR_FUNCTION),
-        vl=VlEndpointDispatcher(
-            s3=aws.s3,
-            runtime=aws.runtime,
-            capacity=aws.capacity(),
-            results_bucket=RESULTS_BUCKET,
-            scale_in_alarm=AlarmRearm(cloudwatch, alarm_name=SCALE_IN_ALARM),
-        ),
-        max_input_bytes=names.DEFAULT_MAX_INPUT_BYTES,
-        telemetry=Telemetry(namespace="PaddleIdpTest", service="invoker"),
-        logger=TEST_LOGGER,
-    )
-
-
-def test_scaling_out_from_zero_re_arms_the_scale_in_alarm(aws: EmulatedAws) -> None:
+def test_scaling_out_from_zero_re_arms_the_scale_in_alarm(
+    aws: EmulatedAws, make_router: RouterFactory, scale_in_alarm: CloudWatchClient
+) -> None:
     # GIVEN an endpoint scaled in to zero, its idle alarm left in ALARM by that scale-in
-    cloudwatch = boto3.client("cloudwatch", region_name="us-east-1")
-    create_scale_in_alarm(cloudwatch, state="ALARM")
+    cloudwatch = scale_in_alarm
     aws.set_vl_instances(0)
     aws.put_input("scan.pdf")
+    router = make_router(scale_in_alarm=AlarmRearm(cloudwatch, alarm_name=SCALE_IN_ALARM))
 
     # WHEN a PaddleOCR-VL job scales it out to one instance
-    [outcome] = _router_with_scale_in_alarm(aws, cloudwatch).handle_message(
-        direct("scan.pdf", model="PaddleOCR-VL")
-    )
+    [outcome] = router.handle_message(direct("scan.pdf", model="PaddleOCR-VL"))
 
     # THEN the alarm is OK again: once the instance is idle, its next breach notifies
     assert aws.job(outcome.job_id)["endpoint_scale_out"] == "changed"
@@ -182,15 +159,17 @@ def test_scaling_out_from_zero_re_arms_the_scale_in_alarm(aws: EmulatedAws) -> N
 
 
 def test_a_failed_re_arm_leaves_the_endpoint_at_zero_for_the_retry(
-    aws: EmulatedAws, faults: Faults
+    aws: EmulatedAws,
+    make_router: RouterFactory,
+    scale_in_alarm: CloudWatchClient,
+    faults: Faults,
 ) -> None:
     # GIVEN an endpoint at zero whose alarm cannot be set right now
-    cloudwatch = boto3.client("cloudwatch", region_name="us-east-1")
-    create_scale_in_alarm(cloudwatch, state="ALARM")
+    cloudwatch = scale_in_alarm
     aws.set_vl_instances(0)
     aws.put_input("scan.pdf")
     faults.fail_calls(cloudwatch, "SetAlarmState", code="ThrottlingException", times=1)
-    router = _router_with_scale_in_alarm(aws, cloudwatch)
+    router = make_router(scale_in_alarm=AlarmRearm(cloudwatch, alarm_name=SCALE_IN_ALARM))
 
     # WHEN the job is routed, fails, and its message is delivered again
     with pytest.raises(TransientError, match="SetAlarmState"):

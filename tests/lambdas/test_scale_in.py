@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from lambdas.common.telemetry import Telemetry
 from lambdas.scale_in.scaling import EndpointScaler, ScaleInAction
 from tests.lambdas.support import (
-    TEST_LOGGER,
+    SCALE_IN_ALARM,
     VL_ENDPOINT,
     EmulatedAws,
     Faults,
     alarm_state,
-    create_scale_in_alarm,
     sns_message,
 )
+
+if TYPE_CHECKING:
+    from mypy_boto3_cloudwatch import CloudWatchClient
 
 
 def alarm(state: str) -> str:
@@ -44,27 +45,19 @@ def test_alarm_scales_an_endpoint_with_an_instance_in_to_zero(
 
 
 def test_alarm_spares_an_endpoint_scaled_out_within_its_window_and_re_arms(
-    aws: EmulatedAws,
+    aws: EmulatedAws, rearming_scaler: EndpointScaler, scale_in_alarm: CloudWatchClient
 ) -> None:
     # GIVEN an instance the invoker started a minute ago (re-arming the alarm), whose alarm
     # window still holds the breaching minutes the endpoint spent at zero
-    cloudwatch = boto3.client("cloudwatch", region_name="us-east-1")
-    name = create_scale_in_alarm(cloudwatch, state="ALARM")
     aws.set_vl_instances(1, changed_ago=timedelta(minutes=1))
-    scaler = EndpointScaler(
-        capacity=aws.capacity(),
-        telemetry=Telemetry(namespace="PaddleIdpTest", service="scale-in"),
-        logger=TEST_LOGGER,
-        cloudwatch=cloudwatch,
-    )
 
     # WHEN the alarm (10 periods of 60 s) goes to ALARM
-    report = scaler.handle_message(alarm("ALARM"))
+    report = rearming_scaler.handle_message(alarm("ALARM"))
 
     # THEN the instance keeps running and the alarm is OK, so a real idle window notifies again
     assert report.action is ScaleInAction.ENDPOINT_SETTLING
     assert aws.vl_instances() == 1
-    assert alarm_state(cloudwatch, name) == "OK"
+    assert alarm_state(scale_in_alarm, SCALE_IN_ALARM) == "OK"
 
 
 def test_alarm_scales_in_an_endpoint_unchanged_for_its_whole_window(
@@ -172,37 +165,19 @@ def test_a_message_that_is_not_an_alarm_is_ignored(
 
 
 def test_alarm_while_updating_is_re_armed_so_it_notifies_again(
-    aws: EmulatedAws, scaler: EndpointScaler, faults: Faults
+    aws: EmulatedAws,
+    rearming_scaler: EndpointScaler,
+    scale_in_alarm: CloudWatchClient,
+    faults: Faults,
 ) -> None:
     # GIVEN the backlog alarm in ALARM and an endpoint with one instance in an update
-    cloudwatch = boto3.client("cloudwatch", region_name="us-east-1")
-    name = json.loads(alarm("ALARM"))["AlarmName"]
-    cloudwatch.put_metric_alarm(
-        AlarmName=name,
-        Namespace="AWS/SageMaker",
-        MetricName="ApproximateBacklogSizePerInstance",
-        Statistic="Average",
-        Period=60,
-        EvaluationPeriods=10,
-        Threshold=0.1,
-        ComparisonOperator="LessThanThreshold",
-        TreatMissingData="breaching",
-    )
-    cloudwatch.set_alarm_state(AlarmName=name, StateValue="ALARM", StateReason="idle")
     aws.set_vl_instances(1)
     faults.force_endpoint_status(VL_ENDPOINT, "Updating")
-    rearming = EndpointScaler(
-        capacity=aws.capacity(),
-        telemetry=Telemetry(namespace="PaddleIdpTest", service="scale-in"),
-        logger=TEST_LOGGER,
-        cloudwatch=cloudwatch,
-    )
 
     # WHEN the ALARM notification arrives
-    report = rearming.handle_message(alarm("ALARM"))
+    report = rearming_scaler.handle_message(alarm("ALARM"))
 
     # THEN the alarm is set back to OK: still breaching, it goes to ALARM and notifies again
     assert report.action is ScaleInAction.ENDPOINT_UPDATING
-    (state,) = cloudwatch.describe_alarms(AlarmNames=[name])["MetricAlarms"]
-    assert state["StateValue"] == "OK"
+    assert alarm_state(scale_in_alarm, SCALE_IN_ALARM) == "OK"
     assert aws.vl_instances() == 1
