@@ -158,9 +158,13 @@ class Document:
         pdf_scale: float = names.DEFAULT_PDF_SCALE,
         max_pages: int = names.DEFAULT_MAX_PAGES,
         max_pixels: int = names.MAX_IMAGE_PIXELS,
+        page_offset: int = 0,
     ) -> None:
         self.media_type = detect_media_type(data)
         self._data = data
+        # A chunk's own PDF holds pages first..last of a larger document: its page 1 is page
+        # `page_offset + 1` there, and pages and errors are numbered as in that document.
+        self._page_offset = page_offset
         self._pdf_scale = pdf_scale
         self._max_pixels = max_pixels
         self._pdf: Any = None  # pypdfium2.PdfDocument (the package ships no type hints)
@@ -187,14 +191,31 @@ class Document:
     def facts(self) -> DocumentFacts:
         return DocumentFacts(media_type=self.media_type, page_count=self.page_count)
 
-    def pages(self) -> Iterator[PageImage]:
-        """Yield each page as RGB pixels, in order; only the current page is held."""
-        for index in range(self.page_count):
+    def pages(self, first: int = 1, last: int | None = None) -> Iterator[PageImage]:
+        """Yield pages `first`..`last` (1-based, inclusive; default all) as RGB pixels, in
+        order; only the current page is held."""
+        stop = self.page_count if last is None else min(last, self.page_count)
+        for index in range(max(first, 1) - 1, stop):
             if self._pdf is not None:
                 pixels = self._render_pdf_page(index)
             else:
                 pixels = self._decode_image_frame(index)
-            yield PageImage(page=index + 1, pixels=pixels)
+            yield PageImage(page=self._page_offset + index + 1, pixels=pixels)
+
+    def extract_pdf_pages(self, first: int, last: int) -> bytes:
+        """A new PDF of pages `first`..`last` (1-based, inclusive), copied without rendering."""
+        pdfium = _pdfium()
+
+        if self._pdf is None:
+            raise TypeError(f"a {_label(self.media_type)} has no PDF pages to extract")
+        part = pdfium.PdfDocument.new()
+        try:
+            part.import_pages(self._pdf, pages=list(range(first - 1, last)))
+            buffer = io.BytesIO()
+            part.save(buffer)
+        finally:
+            part.close()
+        return buffer.getvalue()
 
     # -- PDF -------------------------------------------------------------------------------------
     def _open_pdf(self) -> int:
@@ -226,7 +247,7 @@ class Document:
         pdfium = _pdfium()
 
         assert self._pdf is not None
-        number = index + 1
+        number = self._page_offset + index + 1
         try:
             page = self._pdf[index]
         except pdfium.PdfiumError as exc:
@@ -284,7 +305,8 @@ class Document:
         assert self._image is not None
         image = self._image
         label = _label(self.media_type)
-        where = f"{label} page {index + 1}" if self.page_count > 1 else label
+        number = self._page_offset + index + 1
+        where = f"{label} page {number}" if self.page_count > 1 or number > 1 else label
         try:
             if index:
                 image.seek(index)
@@ -351,9 +373,16 @@ def open_document(
     pdf_scale: float = names.DEFAULT_PDF_SCALE,
     max_pages: int = names.DEFAULT_MAX_PAGES,
     max_pixels: int = names.MAX_IMAGE_PIXELS,
+    page_offset: int = 0,
 ) -> Document:
     """Open `data` as a document (raises the JobError that says why it cannot be used)."""
-    return Document(data, pdf_scale=pdf_scale, max_pages=max_pages, max_pixels=max_pixels)
+    return Document(
+        data,
+        pdf_scale=pdf_scale,
+        max_pages=max_pages,
+        max_pixels=max_pixels,
+        page_offset=page_offset,
+    )
 
 
 _PIL_FORMATS: Final[dict[MediaType, str]] = {

@@ -19,6 +19,7 @@ from aws_lambda_powertools.utilities.data_classes import S3Event
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from idp import names
+from idp.chunks import ChunkSpec
 from idp.errors import InvalidMessage, JobError, UnsupportedLanguage, UnsupportedModel
 from idp.names import OcrModel
 
@@ -281,3 +282,5 @@ class DispatchedJob(BaseModel):
     model: OcrModel
     lang: str
     options: JobOptions = Field(default_factory=JobOptions)
+    # One page range of a large document (the processor's fan-out); None: the whole document.
+    chunk: ChunkSpec | None = None

@@ -204,6 +204,10 @@ VL_MANIFEST_PREFIX: Final = "sagemaker/manifests/"
 VL_OUTPUT_PREFIX: Final = "sagemaker/output/"
 VL_FAILURE_PREFIX: Final = "sagemaker/failure/"
 MODEL_CACHE_PREFIX: Final = "models/"  # models/<model_name>.tar.gz
+# A large document's intermediates: work/<job_id>/plan.json, chunks/<n>.pdf, parts/<n>.json.
+# The merge deletes them; a lifecycle rule expires whatever a failed job leaves behind.
+WORK_PREFIX: Final = "work/"
+WORK_RETENTION_DAYS: Final = 2
 RESULT_JSON: Final = "result.json"
 RESULT_MD: Final = "result.md"
 INPUT_LANG_METADATA_KEY: Final = "lang"  # x-amz-meta-lang on an uploaded object
@@ -282,6 +286,7 @@ class Env(StrEnum):
     VL_SCALE_IN_ALARM_NAME = "VL_SCALE_IN_ALARM_NAME"
     MAX_PAGES = "MAX_PAGES"
     MAX_INPUT_BYTES = "MAX_INPUT_BYTES"
+    CHUNK_PAGES = "CHUNK_PAGES"
     ALLOW_HUB_DOWNLOAD = "ALLOW_HUB_DOWNLOAD"
     DISPATCH_LEASE_SECONDS = "DISPATCH_LEASE_SECONDS"
     STALE_PROCESSING_SECONDS = "STALE_PROCESSING_SECONDS"
@@ -305,9 +310,16 @@ class Service(StrEnum):
     VL_ENDPOINT = "vl-endpoint"
 
 
-# Document limits (overridable through Env.MAX_PAGES / Env.MAX_INPUT_BYTES).
-DEFAULT_MAX_PAGES: Final = 200
-DEFAULT_MAX_INPUT_BYTES: Final = 100 * 1024 * 1024
+# Document limits (overridable through Env.MAX_PAGES / Env.MAX_INPUT_BYTES): Textract's
+# asynchronous API takes 3,000 pages and 500 MB.
+DEFAULT_MAX_PAGES: Final = 3000
+DEFAULT_MAX_INPUT_BYTES: Final = 500 * 1024 * 1024
+# A document with more pages than this is split into chunks of this many pages, each OCR'd by
+# its own processor invocation in parallel (Env.CHUNK_PAGES; 0 turns chunking off).
+DEFAULT_CHUNK_PAGES: Final = 10
+# The VL endpoint OCRs a whole document per async invocation (it is not chunked yet), so its
+# page limit keeps one invocation well inside VL_INVOCATION_TIMEOUT_SECONDS.
+VL_MAX_PAGES: Final = 200
 MAX_IMAGE_PIXELS: Final = 80_000_000  # decoded pixels per page; beyond this is a bomb
 DEFAULT_PDF_SCALE: Final = 2.0  # 144 dpi
 

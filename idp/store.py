@@ -66,6 +66,8 @@ def from_dynamo(value: Any) -> Any:
         return {k: from_dynamo(v) for k, v in value.items()}
     if isinstance(value, list):
         return [from_dynamo(v) for v in value]
+    if isinstance(value, set | frozenset):  # a number set (chunks_committed)
+        return sorted(from_dynamo(v) for v in value)
     return value
 
 
@@ -389,6 +391,118 @@ class JobStore:
                 return False
             raise
         return True
+
+    # -- chunked documents ----------------------------------------------------------------------
+    def start_chunks(
+        self,
+        job_id: str,
+        *,
+        pages_total: int,
+        chunks_total: int,
+        chunk_pages: int,
+        invocation_id: str,
+    ) -> bool:
+        """Claim a job's fan-out and record its totals (counters start at 0).
+
+        Only one invocation fans a job out: its retries (same request id) may redo it, a
+        duplicate delivery of the job's event (another invocation) gets False.
+        """
+        return self._update(
+            job_id,
+            "SET fan_out_invocation = :inv, "
+            "pages_total = :pages, chunks_total = :chunks, chunk_pages = :size, "
+            "chunks_done = if_not_exists(chunks_done, :zero), "
+            "pages_done = if_not_exists(pages_done, :zero), "
+            "page_progress = if_not_exists(page_progress, :empty), updated_at = :now",
+            {
+                ":pages": pages_total,
+                ":chunks": chunks_total,
+                ":size": chunk_pages,
+                ":zero": 0,
+                ":empty": {},
+                ":inv": invocation_id,
+                ":now": utc_now(),
+                ":a0": _ACTIVE[0],
+                ":a1": _ACTIVE[1],
+            },
+            condition=(
+                "#s IN (:a0, :a1) AND "
+                "(attribute_not_exists(fan_out_invocation) OR fan_out_invocation = :inv)"
+            ),
+        )
+
+    def record_progress(self, job_id: str, *, chunk_index: int, pages_read: int) -> bool:
+        """How many pages of one chunk are OCR'd so far (advisory: for progress bars only)."""
+        return self._update(
+            job_id,
+            "SET page_progress.#chunk = :read, updated_at = :now",
+            {":read": pages_read, ":now": utc_now(), ":a0": _ACTIVE[0], ":a1": _ACTIVE[1]},
+            condition="#s IN (:a0, :a1) AND attribute_exists(page_progress)",
+            extra_names={"#chunk": str(chunk_index)},
+        )
+
+    def commit_chunk(self, job_id: str, *, chunk_index: int, pages: int) -> dict[str, Any] | None:
+        """Count a finished chunk once: None when it was counted before or the job has ended.
+
+        The chunk's index joins the `chunks_committed` set in the same conditional write that
+        adds to `chunks_done` and `pages_done`, so a duplicate or retried delivery of a chunk
+        never counts twice. Returns the record as it is after this write.
+        """
+        try:
+            response = self._table.update_item(
+                Key={names.JOB_ID_ATTR: job_id},
+                UpdateExpression=(
+                    "ADD chunks_committed :index_set, chunks_done :one, pages_done :pages "
+                    "SET page_progress.#chunk = :pages, updated_at = :now"
+                ),
+                ConditionExpression=(
+                    f"attribute_exists({names.JOB_ID_ATTR}) AND #s IN (:a0, :a1) "
+                    "AND NOT contains(chunks_committed, :index)"
+                ),
+                ExpressionAttributeNames={"#s": "status", "#chunk": str(chunk_index)},
+                ExpressionAttributeValues=to_dynamo(
+                    {
+                        ":index_set": {chunk_index},
+                        ":index": chunk_index,
+                        ":one": 1,
+                        ":pages": pages,
+                        ":now": utc_now(),
+                        ":a0": _ACTIVE[0],
+                        ":a1": _ACTIVE[1],
+                    }
+                ),
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as exc:
+            if _is_condition_failure(exc):
+                return None
+            raise
+        return dict(from_dynamo(response["Attributes"]))
+
+    def claim_merge(self, job_id: str, *, invocation_id: str, lease_seconds: float) -> bool:
+        """Take the right to merge a job whose chunks are all counted; one merger at a time.
+
+        A retry of the same invocation (same request id) takes it back at once, so a merge that
+        crashed is redone; another invocation waits until the holder's lease has run out.
+        """
+        now = datetime.now(UTC)
+        return self._update(
+            job_id,
+            "SET merge_invocation = :inv, merge_lease_until = :until, merge_started_at = :now, "
+            "updated_at = :now",
+            {
+                ":inv": invocation_id,
+                ":until": _iso(now + timedelta(seconds=lease_seconds)),
+                ":now": _iso(now),
+                ":a0": _ACTIVE[0],
+                ":a1": _ACTIVE[1],
+            },
+            condition=(
+                "#s IN (:a0, :a1) AND chunks_done = chunks_total AND "
+                "(attribute_not_exists(merge_invocation) OR merge_invocation = :inv OR "
+                "merge_lease_until < :now)"
+            ),
+        )
 
     # -- queries --------------------------------------------------------------------------------
     def get(self, job_id: str) -> dict[str, Any] | None:

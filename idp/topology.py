@@ -76,6 +76,7 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
             Env.MODEL_CACHE_BUCKET,
             Env.MAX_PAGES,
             Env.MAX_INPUT_BYTES,
+            Env.CHUNK_PAGES,
             Env.ALLOW_HUB_DOWNLOAD,
         ),
     ),

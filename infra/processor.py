@@ -1,5 +1,6 @@
 """The OCR processor: a container-image Lambda running PP-OCRv5 / PP-StructureV3 on CPU,
-invoked asynchronously by the invoker, one job per invocation."""
+invoked asynchronously by the invoker, one job per invocation; a long document's page chunks are
+invocations of their own, which the processor starts itself."""
 
 from __future__ import annotations
 
@@ -75,6 +76,19 @@ class OcrProcessor(Construct):
             retry_attempts=retry_attempts,
             max_event_age=max_event_age,
             on_failure=_TopicDestination(on_failure_topic),
+        )
+        # A long document's chunks are async invocations of this same function. The grant is a
+        # policy of its own: the function depends on its role's default policy, so naming the
+        # function's ARN there would be a circular dependency.
+        iam.Policy(
+            self,
+            "InvokeChunks",
+            roles=[self.role],
+            statements=[
+                iam.PolicyStatement(
+                    actions=["lambda:InvokeFunction"], resources=[self.function.function_arn]
+                )
+            ],
         )
         acknowledge_xray(self.role)
         acknowledge(

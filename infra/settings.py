@@ -69,6 +69,8 @@ class Settings(BaseModel):
     access_log_retention_days: int = Field(default=90, alias="accessLogRetentionDays", ge=1)
     max_pages: int = Field(default=names.DEFAULT_MAX_PAGES, alias="maxPages", ge=1)
     max_input_bytes: int = Field(default=names.DEFAULT_MAX_INPUT_BYTES, alias="maxInputBytes", ge=1)
+    # Pages per processor invocation for a long document (0: one invocation per document).
+    chunk_pages: int = Field(default=names.DEFAULT_CHUNK_PAGES, alias="chunkPages", ge=0)
     allow_hub_download: bool = Field(default=True, alias="allowHubDownload")
     powertools_layer_version: int = Field(
         default=POWERTOOLS_LAYER_VERSION, alias="powertoolsLayerVersion", ge=1

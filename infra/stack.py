@@ -123,6 +123,7 @@ class PaddleIdpStack(Stack):
             Env.MODEL_CACHE_BUCKET: self.storage.model_cache_bucket.bucket_name,
             Env.MAX_PAGES: str(settings.max_pages),
             Env.MAX_INPUT_BYTES: str(settings.max_input_bytes),
+            Env.CHUNK_PAGES: str(settings.chunk_pages),
             Env.ALLOW_HUB_DOWNLOAD: _flag(settings.allow_hub_download),
             Env.VL_ENABLED: _flag(settings.vl_enabled),
             Env.VL_VARIANT_NAME: names.VL_VARIANT_NAME,
@@ -151,6 +152,7 @@ class PaddleIdpStack(Stack):
         self.topics[PROCESSOR_ON_FAILURE_TOPIC].grant_publish(processor.role)
         self.storage.grant_read_input(processor.role)
         self.storage.grant_read_write_results(processor.role)
+        self.storage.grant_chunk_work(processor.role)
         self.storage.grant_read_write_model_cache(processor.role)
         self.status.grant_job_access(processor.role)
         self._environment[Env.PROCESSOR_FUNCTION] = processor.function.function_name
@@ -167,7 +169,7 @@ class PaddleIdpStack(Stack):
             environment={
                 Env.MODEL_CACHE_BUCKET.value: storage.model_cache_bucket.bucket_name,
                 Env.ALLOW_HUB_DOWNLOAD.value: _flag(settings.allow_hub_download),
-                Env.MAX_PAGES.value: str(settings.max_pages),
+                Env.MAX_PAGES.value: str(min(settings.max_pages, names.VL_MAX_PAGES)),
                 Env.MAX_INPUT_BYTES.value: str(settings.max_input_bytes),
                 Env.POWERTOOLS_SERVICE_NAME.value: Service.VL_ENDPOINT.value,
                 Env.POWERTOOLS_METRICS_NAMESPACE.value: names.METRICS_NAMESPACE,

@@ -80,6 +80,13 @@ class Storage(Construct):
                         names.VL_FAILURE_PREFIX,
                     )
                 ),
+                # A large document's plan, chunk PDFs and partial results: the merge deletes
+                # them, this rule whatever a failed job leaves behind.
+                s3.LifecycleRule(
+                    id="expire-work",
+                    prefix=names.WORK_PREFIX,
+                    expiration=Duration.days(names.WORK_RETENTION_DAYS),
+                ),
                 _abort_incomplete_uploads(),
             ],
         )
@@ -163,6 +170,18 @@ class Storage(Construct):
             role, self.results_bucket, names.RESULTS_PREFIX, ["s3:GetObject", "s3:PutObject"]
         )
         self._grant_list(role, self.results_bucket, names.RESULTS_PREFIX)
+        self._data_key.grant_encrypt_decrypt(role)
+
+    def grant_chunk_work(self, role: iam.Role) -> None:
+        """A large document's intermediates under work/: written by the fan-out and the
+        chunks, read and deleted by the merge (ListBucket to find them)."""
+        self._grant_objects(
+            role,
+            self.results_bucket,
+            names.WORK_PREFIX,
+            ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+        )
+        self._grant_list(role, self.results_bucket, names.WORK_PREFIX)
         self._data_key.grant_encrypt_decrypt(role)
 
     def grant_write_results(self, role: iam.Role) -> None:

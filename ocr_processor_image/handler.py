@@ -14,11 +14,13 @@ from pydantic import ValidationError
 
 from idp.errors import InvalidMessage
 from idp.jobs import DispatchedJob
+from idp.lambda_invoke import LambdaProcessorInvoker, ProcessorInvoker
 from idp.names import Service
 from idp.ocr.model_cache import ModelCache
 from idp.ocr.paddle_engines import EngineRegistry, EngineSettings, prepare_paddle_environment
 from idp.store import JobStore
-from ocr_processor_image.processor import ProcessorSettings, process_job
+from ocr_processor_image.processor import process_job
+from ocr_processor_image.settings import ProcessorSettings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -35,6 +37,7 @@ class Runtime:
     s3: S3Client
     store: JobStore
     engines: EngineRegistry
+    chunks: ProcessorInvoker | None = None  # this function, for a large document's chunks
 
 
 _runtime: Runtime | None = None
@@ -57,7 +60,12 @@ def build_runtime(settings: ProcessorSettings | None = None) -> Runtime:
     engines = EngineRegistry(
         resolve=cache.fetch, settings=EngineSettings(cpu_threads=settings.cpu_threads)
     )
-    return Runtime(settings=settings, s3=s3, store=JobStore(table), engines=engines)
+    chunks = (
+        LambdaProcessorInvoker(boto3.client("lambda"), function_name=settings.function_name)
+        if settings.function_name
+        else None
+    )
+    return Runtime(settings=settings, s3=s3, store=JobStore(table), engines=engines, chunks=chunks)
 
 
 def get_runtime() -> Runtime:
@@ -94,6 +102,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         store=runtime.store,
         engines=runtime.engines,
         settings=runtime.settings,
+        chunks=runtime.chunks,
         invocation_id=context.aws_request_id,
         # Held for what is left of this invocation, plus a margin for clock skew.
         lease_seconds=context.get_remaining_time_in_millis() / 1000 + 60,

@@ -1,5 +1,9 @@
 """The OCR processor's logic: one dispatched job → result.json (+ result.md) and a final status.
 
+A document of up to one chunk's pages is OCR'd here, in this invocation. A longer one is split
+into page ranges that run as invocations of their own (fan_out.py); each OCRs its range and the
+last to finish merges the partial results (chunk_worker.py).
+
 A user's bad input (JobError) ends the job FAILED with its code and returns normally, so
 Lambda does not retry it. Anything else is a fault: it is re-raised so Lambda's async retries
 run, and the on-failure destination ends the job FAILED (PROCESSOR_CRASHED) after the last one.
@@ -8,95 +12,33 @@ run, and the on-failure destination ends the job FAILED (PROCESSOR_CRASHED) afte
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+import uuid
+from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
-from botocore.exceptions import ClientError
 
-from idp import names
+from idp.chunks import should_chunk
 from idp.documents import open_document
-from idp.errors import InputNotFound, InputTooLarge, JobError
+from idp.errors import JobError
 from idp.jobs import DispatchedJob, validate_language
-from idp.names import Env, JobStatus, ProcessorEnv, Service
+from idp.lambda_invoke import ProcessorInvoker
+from idp.names import JobStatus, Service
 from idp.ocr.paddle_engines import EngineRegistry
 from idp.ocr.pipeline import ocr_document
 from idp.results import OcrResult
 from idp.store import JobStore
+from ocr_processor_image.chunk_worker import run_chunk
+from ocr_processor_image.fan_out import fan_out
+from ocr_processor_image.outputs import JobOutcome, download_input, ms, write_result
 from ocr_processor_image.result_cache import ResultCache, cache_key
+from ocr_processor_image.settings import ProcessorSettings
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 
 # A child of the handler's logger: its records carry the job_id the handler appends.
 logger = Logger(service=Service.PROCESSOR.value, child=True)
-
-
-def _flag(value: str | None) -> bool:
-    return (value or "").strip().lower() in ("1", "true", "yes", "on")
-
-
-@dataclass(frozen=True)
-class ProcessorSettings:
-    jobs_table: str
-    results_bucket: str
-    model_cache_bucket: str | None = None
-    max_pages: int = names.DEFAULT_MAX_PAGES
-    max_input_bytes: int = names.DEFAULT_MAX_INPUT_BYTES
-    allow_hub_download: bool = False
-    models_dir: Path | None = None  # model dirs baked into the image (read-only)
-    models_root: Path = field(default_factory=lambda: Path(tempfile.gettempdir()) / "idp-models")
-    cpu_threads: int = 2
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> ProcessorSettings:
-        env = os.environ if env is None else env
-        models_dir = env.get(ProcessorEnv.MODELS_DIR)
-        defaults = cls(jobs_table="", results_bucket="")
-        return cls(
-            jobs_table=env[Env.JOBS_TABLE],
-            results_bucket=env[Env.RESULTS_BUCKET],
-            model_cache_bucket=env.get(Env.MODEL_CACHE_BUCKET) or None,
-            max_pages=int(env.get(Env.MAX_PAGES) or names.DEFAULT_MAX_PAGES),
-            max_input_bytes=int(env.get(Env.MAX_INPUT_BYTES) or names.DEFAULT_MAX_INPUT_BYTES),
-            allow_hub_download=_flag(env.get(Env.ALLOW_HUB_DOWNLOAD)),
-            models_dir=Path(models_dir) if models_dir else None,
-            cpu_threads=int(env.get(ProcessorEnv.CPU_THREADS) or defaults.cpu_threads),
-        )
-
-
-@dataclass(frozen=True)
-class JobOutcome:
-    """What the invocation did; the handler returns it as the Lambda response."""
-
-    job_id: str
-    status: str  # COMPLETED | FAILED | SKIPPED (already terminal: a duplicate delivery)
-    result_uri: str | None = None
-    error: dict[str, str] | None = None
-    timings_ms: dict[str, float] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"job_id": self.job_id, "status": self.status}
-        if self.result_uri:
-            out["result_uri"] = self.result_uri
-        if self.error:
-            out["error"] = self.error
-        if self.timings_ms:
-            out["timings_ms"] = self.timings_ms
-        return out
-
-
-def result_key(job_id: str, name: str = names.RESULT_JSON) -> str:
-    return f"{names.RESULTS_PREFIX}{job_id}/{name}"
-
-
-def _ms(seconds: float) -> float:
-    return round(seconds * 1000, 1)
 
 
 def process_job(
@@ -106,15 +48,29 @@ def process_job(
     store: JobStore,
     engines: EngineRegistry,
     settings: ProcessorSettings,
+    chunks: ProcessorInvoker | None = None,
     invocation_id: str | None = None,
     lease_seconds: float | None = None,
 ) -> JobOutcome:
-    """Run one job to a terminal status. Re-raises only unexpected faults (for a retry).
+    """Run one job, or one chunk of it. Re-raises only unexpected faults (for a retry).
 
     `invocation_id` (the Lambda request id, the same across retries of one async event) and
     `lease_seconds` (how long this invocation can run) keep a duplicate delivery of the event
-    from OCR-ing the document while this invocation still may.
+    from OCR-ing the document while this invocation still may. `chunks` invokes this function
+    again for each chunk of a document longer than `settings.chunk_pages`.
     """
+    invocation_id = invocation_id or str(uuid.uuid4())
+    if job.chunk is not None:
+        return run_chunk(
+            job,
+            job.chunk,
+            s3=s3,
+            store=store,
+            engines=engines,
+            settings=settings,
+            invocation_id=invocation_id,
+            lease_seconds=lease_seconds or 900.0,
+        )
     if not store.mark_processing(
         job.job_id, invocation_id=invocation_id, lease_seconds=lease_seconds
     ):
@@ -124,11 +80,20 @@ def process_job(
     # The input and its pages stay in memory: a job leaves nothing in /tmp, so a warm
     # container's disk holds only the model cache.
     try:
-        return _run(job, s3=s3, store=store, engines=engines, settings=settings, started=started)
+        return _run(
+            job,
+            s3=s3,
+            store=store,
+            engines=engines,
+            settings=settings,
+            chunks=chunks,
+            invocation_id=invocation_id,
+            started=started,
+        )
     except JobError as error:
         logger.warning("job %s failed: %s %s", job.job_id, error.code, error.message)
         store.mark_failed(
-            job.job_id, error, timings_ms={"total": _ms(time.perf_counter() - started)}
+            job.job_id, error, timings_ms={"total": ms(time.perf_counter() - started)}
         )
         return JobOutcome(job_id=job.job_id, status=JobStatus.FAILED.value, error=error.to_record())
 
@@ -140,6 +105,8 @@ def _run(
     store: JobStore,
     engines: EngineRegistry,
     settings: ProcessorSettings,
+    chunks: ProcessorInvoker | None,
+    invocation_id: str,
     started: float,
 ) -> JobOutcome:
     timings: dict[str, float] = {}
@@ -147,15 +114,18 @@ def _run(
 
     tick = time.perf_counter()
     data = download_input(s3, job.bucket, job.key, max_bytes=settings.max_input_bytes)
-    timings["download"] = _ms(time.perf_counter() - tick)
+    timings["download"] = ms(time.perf_counter() - tick)
 
     # Refuse a bad file before paying for an engine load (seconds in a cold environment).
-    with open_document(data, pdf_scale=job.options.pdf_scale, max_pages=settings.max_pages):
-        pass
+    with open_document(
+        data, pdf_scale=job.options.pdf_scale, max_pages=settings.max_pages
+    ) as document:
+        facts = document.facts
 
     cache = ResultCache(s3, settings.results_bucket)
+    content_sha256 = hashlib.sha256(data).hexdigest()
     content_key = cache_key(
-        content_sha256=hashlib.sha256(data).hexdigest(),
+        content_sha256=content_sha256,
         model=job.model,
         lang=lang,
         options=job.options,
@@ -166,9 +136,26 @@ def _run(
             job, cached, s3=s3, store=store, settings=settings, timings=timings, started=started
         )
 
+    if should_chunk(facts.page_count, settings.chunk_pages):
+        if chunks is None:
+            raise RuntimeError("a chunked document needs a processor invoker for its chunks")
+        return fan_out(
+            job,
+            data,
+            facts=facts,
+            content_sha256=content_sha256,
+            content_key=content_key,
+            s3=s3,
+            store=store,
+            settings=settings,
+            chunks=chunks,
+            invocation_id=invocation_id,
+            timings=timings,
+        )
+
     tick = time.perf_counter()
     engine = engines.get(job.model, lang, job.options)
-    timings["engine_load"] = _ms(time.perf_counter() - tick)
+    timings["engine_load"] = ms(time.perf_counter() - tick)
 
     outcome = ocr_document(data, engine=engine, options=job.options, max_pages=settings.max_pages)
     timings.update(outcome.timings_ms)
@@ -183,16 +170,18 @@ def _run(
         pages=outcome.pages,
         timings_ms=timings,
     )
-    result_uri = _write_result(s3, settings.results_bucket, result)
+    result_uri = write_result(s3, settings.results_bucket, result)
     cache.put(content_key, result)
-    timings["write_result"] = _ms(time.perf_counter() - tick)
-    timings["total"] = _ms(time.perf_counter() - started)
+    timings["write_result"] = ms(time.perf_counter() - tick)
+    timings["total"] = ms(time.perf_counter() - started)
 
     completed = store.mark_completed(
         job.job_id,
         result_uri=result_uri,
         page_count=len(outcome.pages),
         timings_ms=timings,
+        pages_total=len(outcome.pages),
+        pages_done=len(outcome.pages),
         content_sha256=outcome.sha256,
         media_type=outcome.media_type.value,
         engine=engine.info.model_dump(),
@@ -211,25 +200,6 @@ def _run(
     )
 
 
-def _write_result(s3: S3Client, bucket: str, result: OcrResult) -> str:
-    """result.json (+ result.md when the model yields Markdown); returns the JSON's URI."""
-    json_key = result_key(result.job_id)
-    s3.put_object(
-        Bucket=bucket,
-        Key=json_key,
-        Body=result.model_dump_json().encode(),
-        ContentType="application/json",
-    )
-    if result.markdown is not None:
-        s3.put_object(
-            Bucket=bucket,
-            Key=result_key(result.job_id, names.RESULT_MD),
-            Body=result.markdown.encode(),
-            ContentType="text/markdown; charset=utf-8",
-        )
-    return f"s3://{bucket}/{json_key}"
-
-
 def _complete_from_cache(
     job: DispatchedJob,
     cached: OcrResult,
@@ -241,7 +211,7 @@ def _complete_from_cache(
     started: float,
 ) -> JobOutcome:
     """The same bytes were OCR'd before with the same settings: reuse that result."""
-    timings["total"] = _ms(time.perf_counter() - started)
+    timings["total"] = ms(time.perf_counter() - started)
     result = cached.model_copy(
         update={
             "job_id": job.job_id,
@@ -250,12 +220,14 @@ def _complete_from_cache(
             "cached": True,
         }
     )
-    result_uri = _write_result(s3, settings.results_bucket, result)
+    result_uri = write_result(s3, settings.results_bucket, result)
     store.mark_completed(
         job.job_id,
         result_uri=result_uri,
         page_count=len(result.pages),
         timings_ms=timings,
+        pages_total=len(result.pages),
+        pages_done=len(result.pages),
         content_sha256=result.source.sha256,
         media_type=result.source.media_type,
         engine=result.engine.model_dump(),
@@ -268,29 +240,3 @@ def _complete_from_cache(
         result_uri=result_uri,
         timings_ms=timings,
     )
-
-
-def download_input(s3: S3Client, bucket: str, key: str, *, max_bytes: int) -> bytes:
-    """The input's bytes, in one GET. InputNotFound / InputTooLarge for users."""
-    try:
-        response = s3.get_object(Bucket=bucket, Key=key)
-    except ClientError as exc:
-        if _is_missing(exc):
-            raise InputNotFound(f"input s3://{bucket}/{key} does not exist") from None
-        raise
-    body = response["Body"]
-    size = int(response.get("ContentLength", 0))
-    if size > max_bytes:
-        body.close()  # never read a body we will refuse
-        raise InputTooLarge(
-            f"input s3://{bucket}/{key} is {size} bytes; the limit is {max_bytes} bytes "
-            f"(setting {Env.MAX_INPUT_BYTES.value})"
-        )
-    data: bytes = body.read()
-    return data
-
-
-def _is_missing(exc: ClientError) -> bool:
-    code = exc.response.get("Error", {}).get("Code")
-    status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-    return code in ("404", "NoSuchKey", "NotFound", "NoSuchBucket") or status == 404

@@ -58,3 +58,14 @@ class ResultCache:
             Body=result.model_dump_json().encode(),
             ContentType="application/json",
         )
+
+    def put_copy(self, key: str, *, source_key: str) -> None:
+        """Fill the entry from a result already in the bucket (server-side: a large merged
+        result is never read back into memory)."""
+        self._s3.copy_object(
+            Bucket=self._bucket,
+            Key=self._object_key(key),
+            CopySource={"Bucket": self._bucket, "Key": source_key},
+            ContentType="application/json",
+            MetadataDirective="REPLACE",
+        )

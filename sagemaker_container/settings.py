@@ -62,7 +62,7 @@ class ServerSettings:
     # how many rasterized pages a request holds in memory at once.
     page_batch: int = 4
     device: str = "gpu:0"
-    max_pages: int = names.DEFAULT_MAX_PAGES
+    max_pages: int = names.VL_MAX_PAGES
     max_input_bytes: int = names.DEFAULT_MAX_INPUT_BYTES
     warmup: bool = True
     vlm_server: VlmServerSettings = field(default_factory=VlmServerSettings)
@@ -116,7 +116,7 @@ class ServerSettings:
             region_concurrency=_int(env, VlEnv.REGION_CONCURRENCY, 64, minimum=1),
             page_batch=_int(env, VlEnv.PAGE_BATCH, 4, minimum=1),
             device=env.get(VlEnv.DEVICE, "gpu:0"),
-            max_pages=_int(env, Env.MAX_PAGES, names.DEFAULT_MAX_PAGES, minimum=1),
+            max_pages=_int(env, Env.MAX_PAGES, names.VL_MAX_PAGES, minimum=1),
             max_input_bytes=_int(
                 env, Env.MAX_INPUT_BYTES, names.DEFAULT_MAX_INPUT_BYTES, minimum=1
             ),

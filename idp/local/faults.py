@@ -11,7 +11,9 @@ import logging
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -30,6 +32,11 @@ class Faults(BaseModel):
     endpoint_invoke_throttles: int = Field(default=0, ge=0)  # InvokeEndpointAsync throttled
     vl_inference_errors: int = Field(default=0, ge=0)  # the container answers 500
     dynamodb_write_throttles: int = Field(default=0, ge=0)  # ProvisionedThroughputExceeded
+    # A large document's chunks (see ocr_processor_image/chunk_worker.py):
+    duplicate_chunk_events: int = Field(default=0, ge=0)  # the first N chunk events arrive twice
+    crash_chunk_index: int | None = Field(default=None, ge=0)  # this chunk's environment dies…
+    chunk_crashes: int = Field(default=0, ge=0)  # …this many times, once its first page is done
+    merge_crashes: int = Field(default=0, ge=0)  # the merger dies right after claiming the merge
 
 
 class FaultCounter:
@@ -52,17 +59,26 @@ class FaultCounter:
 _WRITE_TARGETS = ("PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem")
 
 
-class DynamoDbThrottlingProxy(LoopbackServer):
+class DynamoDbFaultProxy(LoopbackServer):
     """Forwards DynamoDB calls to the emulator, rejecting the first N writes as throttled.
 
     The handlers reach it through AWS_ENDPOINT_URL_DYNAMODB; their SDK retries must make the
-    throttled writes land (no lost update).
+    throttled writes land (no lost update). `after_write` sees each write that succeeded before
+    its caller gets the answer, so a fault can strike right after a given write (an environment
+    dying between two steps).
     """
 
-    def __init__(self, *, upstream: str, throttles: FaultCounter) -> None:
+    def __init__(
+        self,
+        *,
+        upstream: str,
+        throttles: FaultCounter,
+        after_write: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         super().__init__(self._forward)
         self._upstream = upstream
         self.throttles = throttles
+        self._after_write = after_write
 
     def _forward(self, request: BaseHTTPRequestHandler) -> None:
         body = read_body(request)
@@ -91,4 +107,6 @@ class DynamoDbThrottlingProxy(LoopbackServer):
                 status, content, ctype = response.status, response.read(), response.headers
         except urllib.error.HTTPError as exc:
             status, content, ctype = exc.code, exc.read(), exc.headers
+        if status == 200 and self._after_write is not None and target.endswith("UpdateItem"):
+            self._after_write(json.loads(body or b"{}"))
         reply(request, status, content, content_type=ctype.get("Content-Type", "application/json"))

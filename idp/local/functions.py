@@ -197,7 +197,9 @@ class LocalFunction:
     ) -> None:
         self.name = name
         self.handler = handler
-        self.env = {**env, "IDP_LOCAL_FUNCTION_NAME": name}
+        # Lambda sets AWS_LAMBDA_FUNCTION_NAME in every environment (the processor reads it to
+        # invoke itself for a long document's chunks).
+        self.env = {**env, "IDP_LOCAL_FUNCTION_NAME": name, "AWS_LAMBDA_FUNCTION_NAME": name}
         self.memory_mb = memory_mb
         self.timeout_s = timeout_s
         self._new_environment = environment_factory or (
@@ -208,6 +210,7 @@ class LocalFunction:
         self._lock = threading.Lock()
         self._all: list[ExecutionEnvironment] = []
         self._in_flight: dict[int, ExecutionEnvironment] = {}
+        self._by_request: dict[str, ExecutionEnvironment] = {}
 
     def invoke(self, event: Any, *, request_id: str | None = None) -> Invocation:
         """Run one invocation; retries of an async event pass the same `request_id`, as on AWS."""
@@ -215,10 +218,12 @@ class LocalFunction:
         with self._slots:
             environment = self._take()
             self._in_flight[threading.get_ident()] = environment
+            self._by_request[request_id] = environment
             try:
                 result = environment.invoke(event, self.timeout_s, request_id)
             finally:
                 self._in_flight.pop(threading.get_ident(), None)
+                self._by_request.pop(request_id, None)
             if environment.alive and result.outcome in ("ok", "error"):
                 self._idle.put(environment)
             else:
@@ -233,6 +238,14 @@ class LocalFunction:
         for environment in victims:
             environment.crash()
         return len(victims)
+
+    def crash_request(self, request_id: str) -> bool:
+        """Kill the environment running `request_id`, if any (a fault-injection seam)."""
+        environment = self._by_request.get(request_id)
+        if environment is None:
+            return False
+        environment.crash()
+        return True
 
     def _take(self) -> ExecutionEnvironment:
         while True:

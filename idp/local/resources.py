@@ -101,6 +101,7 @@ class LocalResources:
             Env.VL_ENABLED: "true" if vl_enabled else "false",
             Env.MAX_PAGES: str(names.DEFAULT_MAX_PAGES),
             Env.MAX_INPUT_BYTES: str(names.DEFAULT_MAX_INPUT_BYTES),
+            Env.CHUNK_PAGES: str(names.DEFAULT_CHUNK_PAGES),
             Env.ALLOW_HUB_DOWNLOAD: "false",
             Env.POWERTOOLS_SERVICE_NAME: FUNCTIONS[function].service.value,
             Env.POWERTOOLS_METRICS_NAMESPACE: names.METRICS_NAMESPACE,

@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from idp import names
 from idp.local.emulator import ACCOUNT_ID, AwsEndpoint
-from idp.local.faults import DynamoDbThrottlingProxy, FaultCounter, Faults
+from idp.local.faults import DynamoDbFaultProxy, FaultCounter, Faults
 from idp.local.functions import Invocation, LocalFunction
 from idp.local.resources import LocalResources
 from idp.local.service_api import ApiError, LocalServiceApi
@@ -64,6 +64,7 @@ class LocalSettings(BaseModel):
     stale_queued_seconds: float = names.STALE_QUEUED_SECONDS
     max_pages: int = names.DEFAULT_MAX_PAGES
     max_input_bytes: int = names.DEFAULT_MAX_INPUT_BYTES
+    chunk_pages: int = Field(default=names.DEFAULT_CHUNK_PAGES, ge=0)  # 0: never chunk
     faults: Faults = Field(default_factory=Faults)
     quiet_functions: bool = False  # functions log warnings only and emit no metric lines
 
@@ -74,6 +75,7 @@ class RuntimeStats:
 
     invocations: Counter[str] = field(default_factory=Counter)
     processor_events: Counter[str] = field(default_factory=Counter)  # job id → invocations
+    chunk_events: Counter[str] = field(default_factory=Counter)  # "<job id>/<chunk>" → events
     failed_deliveries: list[dict[str, Any]] = field(default_factory=list)
     alarm_states: list[str] = field(default_factory=list)
 
@@ -109,10 +111,15 @@ class LocalRuntime:
         self.processor_crashes = FaultCounter(faults.processor_crashes)
         self.lambda_invoke_throttles = FaultCounter(faults.lambda_invoke_throttles)
         self.lost_failure_destinations = FaultCounter(faults.lost_failure_destinations)
-        self.dynamodb_proxy: DynamoDbThrottlingProxy | None = None
-        if faults.dynamodb_write_throttles and endpoint.url:
-            self.dynamodb_proxy = DynamoDbThrottlingProxy(
-                upstream=endpoint.url, throttles=FaultCounter(faults.dynamodb_write_throttles)
+        self.duplicate_chunk_events = FaultCounter(faults.duplicate_chunk_events)
+        self.chunk_crashes = FaultCounter(faults.chunk_crashes)
+        self.merge_crashes = FaultCounter(faults.merge_crashes)
+        self.dynamodb_proxy: DynamoDbFaultProxy | None = None
+        if (faults.dynamodb_write_throttles or faults.merge_crashes) and endpoint.url:
+            self.dynamodb_proxy = DynamoDbFaultProxy(
+                upstream=endpoint.url,
+                throttles=FaultCounter(faults.dynamodb_write_throttles),
+                after_write=self._crash_after_merge_claim if faults.merge_crashes else None,
             )
 
     def _container_function(self, env: dict[str, str], image: str) -> LocalFunction:
@@ -157,6 +164,7 @@ class LocalRuntime:
                     overrides={
                         Env.MAX_PAGES: str(settings.max_pages),
                         Env.MAX_INPUT_BYTES: str(settings.max_input_bytes),
+                        Env.CHUNK_PAGES: str(settings.chunk_pages),
                         # The claim must expire before the shortened visibility timeout does.
                         Env.DISPATCH_LEASE_SECONDS: str(
                             max(1, settings.visibility_timeout_seconds // 2)
@@ -296,11 +304,19 @@ class LocalRuntime:
             logger.warning("fault: throttling Lambda Invoke of %s", function.value)
             raise ApiError(429, "TooManyRequestsException", "Rate Exceeded.")
         if invocation_type == "Event":
+            copies = 1
             if function is Function.PROCESSOR:
                 self.stats.processor_events[str(event.get("job_id"))] += 1
+                chunk = event.get("chunk")
+                if isinstance(chunk, dict):
+                    self.stats.chunk_events[f"{event.get('job_id')}/{chunk.get('index')}"] += 1
+                    if self.duplicate_chunk_events.take():
+                        logger.warning("fault: chunk %s is delivered twice", chunk.get("index"))
+                        copies = 2
             with self._async_cv:
-                self._async_queue.append(({"function": function.value, "event": event}, 0))
-                self._async_cv.notify()
+                for _ in range(copies):
+                    self._async_queue.append(({"function": function.value, "event": event}, 0))
+                self._async_cv.notify_all()
             return 202, b""
         result = self._invoke(function, event)
         return 200, json.dumps(result.payload).encode()
@@ -379,7 +395,21 @@ class LocalRuntime:
     ) -> Invocation:
         self.stats.invocations[function.value] += 1
         finished = threading.Event()
-        if function is Function.PROCESSOR and self.processor_crashes.take():
+        request_id = request_id or str(uuid.uuid4())
+        chunk = event.get("chunk") if isinstance(event, dict) else None
+        faults = self.settings.faults
+        if (
+            function is Function.PROCESSOR
+            and isinstance(chunk, dict)
+            and chunk.get("index") == faults.crash_chunk_index
+            and self.chunk_crashes.take()
+        ):
+            threading.Thread(
+                target=self._crash_chunk_mid_page,
+                args=(str(event.get("job_id")), int(chunk["index"]), request_id, finished),
+                daemon=True,
+            ).start()
+        elif function is Function.PROCESSOR and self.processor_crashes.take():
             # Fault: the execution environment dies while the job is in flight (OOM kill,
             # host failure): once the job shows PROCESSING, the worker process is killed.
             threading.Thread(
@@ -391,6 +421,28 @@ class LocalRuntime:
             return self.functions[function].invoke(event, request_id=request_id)
         finally:
             finished.set()
+
+    def _crash_chunk_mid_page(
+        self, job_id: str, index: int, request_id: str, finished: threading.Event
+    ) -> None:
+        """Kill the environment of one chunk's invocation once its first page shows done."""
+        table = self.endpoint.resource("dynamodb").Table(self.resources.jobs_table)
+        while not finished.wait(0.05):
+            item = table.get_item(Key={names.JOB_ID_ATTR: job_id}, ConsistentRead=True)
+            progress = item.get("Item", {}).get("page_progress", {})
+            if int(progress.get(str(index), 0)) >= 1:
+                if self.functions[Function.PROCESSOR].crash_request(request_id):
+                    logger.warning("fault: killed chunk %d of job %s mid-chunk", index, job_id)
+                return
+
+    def _crash_after_merge_claim(self, write: dict[str, Any]) -> None:
+        """Kill the processor that has just claimed a merge, before it hears the answer."""
+        if "merge_invocation" not in str(write.get("UpdateExpression", "")):
+            return
+        request_id = write.get("ExpressionAttributeValues", {}).get(":inv", {}).get("S")
+        if request_id and self.merge_crashes.take():
+            logger.warning("fault: the merging processor dies right after claiming the merge")
+            self.functions[Function.PROCESSOR].crash_request(str(request_id))
 
     def _crash_when_processing(self, job_id: str, attempt: int, finished: threading.Event) -> None:
         """Kill the processor once this attempt shows on the job (PROCESSING, attempts ≥ n)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from idp import names
@@ -50,6 +51,10 @@ def ocr_document(
     options: JobOptions,
     max_pages: int = names.DEFAULT_MAX_PAGES,
     page_batch: int = 1,
+    first_page: int = 1,
+    last_page: int | None = None,
+    page_offset: int = 0,
+    on_pages_done: Callable[[int], None] | None = None,
 ) -> DocumentOcr:
     """OCR every page of a PDF/PNG/JPEG/TIFF/BMP/WEBP document with a ready engine.
 
@@ -59,6 +64,10 @@ def ocr_document(
     idp.errors for unusable input (EMPTY_INPUT, UNSUPPORTED_MEDIA_TYPE, CORRUPT_DOCUMENT,
     ENCRYPTED_DOCUMENT, NO_PAGES, TOO_MANY_PAGES, IMAGE_TOO_LARGE) and EngineFailure when the
     engine fails on a page.
+
+    A chunk of a larger document OCRs pages `first_page`..`last_page` only; when `data` is the
+    chunk's own PDF, `page_offset` numbers its pages as in the whole document. `on_pages_done`
+    hears how many pages are done after each batch (progress).
     """
     sha256 = hashlib.sha256(data).hexdigest()
     started = time.perf_counter()
@@ -66,9 +75,11 @@ def ocr_document(
     ocr_s = 0.0
     pages: list[PageResult] = []
     batch_size = page_batch if isinstance(engine, MultiPageEngine) else 1
-    with open_document(data, pdf_scale=options.pdf_scale, max_pages=max_pages) as document:
+    with open_document(
+        data, pdf_scale=options.pdf_scale, max_pages=max_pages, page_offset=page_offset
+    ) as document:
         open_s = time.perf_counter() - started
-        page_images = document.pages()
+        page_images = document.pages(first_page, last_page)
         while True:
             tick = time.perf_counter()
             batch = list(itertools.islice(page_images, max(1, batch_size)))
@@ -93,6 +104,8 @@ def ocr_document(
                 for image, content in zip(batch, contents, strict=True)
             )
             del batch  # let the pages' pixels go before the next ones are rendered
+            if on_pages_done is not None:
+                on_pages_done(len(pages))
         facts = document.facts
     return DocumentOcr(
         pages=pages,

@@ -19,6 +19,8 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from idp.chunks import ChunkSpec
+
 COMPLETED: Final = "Completed"
 
 
@@ -80,16 +82,27 @@ class LambdaDestinationRecord(_Lenient):
     request_payload: Any = Field(default=None, alias="requestPayload")
     response_payload: Any = Field(default=None, alias="responsePayload")
 
-    @property
-    def job_id(self) -> str | None:
+    def _payload(self) -> dict[str, Any]:
         payload = self.request_payload
         if isinstance(payload, str):  # a payload that was not a JSON object arrives as text
             try:
                 payload = json.loads(payload)
             except json.JSONDecodeError:
-                return None
-        job_id = payload.get("job_id") if isinstance(payload, dict) else None
+                return {}
+        return payload if isinstance(payload, dict) else {}
+
+    @property
+    def job_id(self) -> str | None:
+        job_id = self._payload().get("job_id")
         return job_id if isinstance(job_id, str) and job_id else None
+
+    @property
+    def chunk(self) -> ChunkSpec | None:
+        """The page range the failed invocation was OCR-ing, for a large document's chunk."""
+        try:
+            return ChunkSpec.model_validate(self._payload().get("chunk"))
+        except ValidationError:
+            return None
 
     @property
     def error_summary(self) -> str:

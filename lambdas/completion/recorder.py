@@ -204,16 +204,29 @@ class CompletionRecorder:
         context = record.request_context
         attempts = max(int(job.get("attempts", 0)), context.approximate_invoke_count)
         summary = record.error_summary
+        chunk = record.chunk
+        where = ""
+        fields: dict[str, Any] = {}
+        if chunk is not None:
+            # A chunk's invocation: name its pages, or the merge if the chunk had been counted.
+            attempts = context.approximate_invoke_count
+            merged_here = chunk.index in job.get("chunks_committed", [])
+            where = (
+                f" merging the result (after {chunk.label})"
+                if merged_here
+                else (f" on {chunk.label}")
+            )
+            fields["failed_pages"] = chunk.label
         if context.condition == "EventAgeExceeded":
             message = (
-                "the OCR processor did not finish before the maximum event age "
+                f"the OCR processor did not finish{where} before the maximum event age "
                 f"({attempts} attempts)"
             )
         elif context.condition == "RetriesExhausted":
-            message = f"the OCR processor failed on all {attempts} attempts"
+            message = f"the OCR processor failed{where} on all {attempts} attempts"
         else:
             message = (
-                f"the OCR processor's invocation failed ({context.condition}) "
+                f"the OCR processor's invocation failed{where} ({context.condition}) "
                 f"after {attempts} attempts"
             )
         if summary:
@@ -223,6 +236,7 @@ class CompletionRecorder:
             ProcessorCrashed(message),
             attempts=attempts,
             failure_condition=context.condition,
+            **fields,
         )
 
     # -- shared -----------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
-"""Where a validated job goes: the OCR processor Lambda or the PaddleOCR-VL async endpoint."""
+"""Where a validated job goes: the PaddleOCR-VL async endpoint (the OCR processor Lambda is
+invoked through idp.lambda_invoke, which the processor's own fan-out shares)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from idp import names
 from idp.jobs import DispatchedJob
@@ -12,48 +13,8 @@ from lambdas.common.aws import s3_uri
 from lambdas.common.endpoint import EndpointCapacity, ScaleResult, VariantState
 
 if TYPE_CHECKING:
-    from mypy_boto3_lambda import LambdaClient
     from mypy_boto3_s3 import S3Client
     from mypy_boto3_sagemaker_runtime import SageMakerRuntimeClient
-
-_ASYNC_ACCEPTED = 202
-
-
-class ProcessorInvoker(Protocol):
-    """Starts one asynchronous run of the OCR processor for a job."""
-
-    @property
-    def target(self) -> str: ...
-
-    def invoke_async(self, job: DispatchedJob) -> None: ...
-
-
-class LambdaProcessorInvoker:
-    """The production `ProcessorInvoker`: `lambda.invoke(InvocationType="Event")`.
-
-    Lambda queues the event and answers 202; retries and the on-failure destination of the
-    processor's async configuration take over from there.
-    """
-
-    def __init__(self, lambda_client: LambdaClient, *, function_name: str) -> None:
-        self._lambda = lambda_client
-        self._function_name = function_name
-
-    @property
-    def target(self) -> str:
-        return f"lambda:{self._function_name}"
-
-    def invoke_async(self, job: DispatchedJob) -> None:
-        response = self._lambda.invoke(
-            FunctionName=self._function_name,
-            InvocationType="Event",
-            Payload=job.model_dump_json().encode(),
-        )
-        if response["StatusCode"] != _ASYNC_ACCEPTED:
-            raise RuntimeError(
-                f"async invoke of {self._function_name} answered {response['StatusCode']}, "
-                f"not {_ASYNC_ACCEPTED}"
-            )
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,8 @@ if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
     from mypy_boto3_s3 import S3Client
 
-    from lambdas.invoker.dispatch import ProcessorInvoker, VlEndpointDispatcher
+    from idp.lambda_invoke import ProcessorInvoker
+    from lambdas.invoker.dispatch import VlEndpointDispatcher
 
 _NOT_FOUND_CODES = frozenset({"404", "NoSuchKey", "NotFound", "NoSuchBucket"})
 _FORBIDDEN_CODES = frozenset({"403", "AccessDenied", "Forbidden"})

@@ -141,11 +141,16 @@ def test_invoker_reads_inputs_routes_jobs_and_scales_the_endpoint(
 def test_processor_reads_inputs_writes_results_and_caches_models(
     full: Synthesized, arns: Arns
 ) -> None:
-    role_id, log_group, _ = arns.function(Function.PROCESSOR)
+    role_id, log_group, processor = arns.function(Function.PROCESSOR)
     assert grants_of(full, role_id) == (
         arns.logs(log_group)
         | XRAY
         | {("sns:Publish", arns.topic("ErrorTopic"))}  # its on-failure destination
+        | {("lambda:InvokeFunction", processor)}  # a long document's chunks
+        | pairs(
+            ("s3:GetObject", "s3:PutObject", "s3:DeleteObject"),
+            f"{arns.results}/{names.WORK_PREFIX}*",
+        )
         | pairs(KMS_USE, arns.key)
         | pairs(("s3:GetObject", "s3:GetObjectVersion"), f"{arns.input}/*")
         | {("s3:ListBucket", arns.input)}
@@ -241,6 +246,7 @@ def test_prefix_listing_is_limited_to_its_prefix(full: Synthesized) -> None:
                 prefixes.update(statement["Condition"]["StringLike"]["s3:prefix"])
     assert prefixes == {
         f"{names.RESULTS_PREFIX}*",
+        f"{names.WORK_PREFIX}*",
         f"{names.MODEL_CACHE_PREFIX}*",
         f"{names.VL_OUTPUT_PREFIX}*",
         f"{names.VL_FAILURE_PREFIX}*",

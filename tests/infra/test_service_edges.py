@@ -541,6 +541,17 @@ EDGES: Final[tuple[Row, ...]] = (
         key=NO_KEY_DATA,
     ),
     Row(
+        edge="OCR processor -> OCR processor (async invoke of a long document's chunks)",
+        covers=lambda d: [],
+        identity=lambda d: calls(
+            d.role(Function.PROCESSOR),
+            ("lambda:InvokeFunction",),
+            d.arn(d.function(Function.PROCESSOR)),
+        ),
+        resource="n/a: same-account role; the function's policy holds no statement for it",
+        key=NO_KEY_DATA,
+    ),
+    Row(
         edge="OCR processor -> error topic (on-failure destination)",
         covers=lambda d: [
             Edge(Kind.DESTINATION, d.function(Function.PROCESSOR), d.topic(Topic.ERROR))

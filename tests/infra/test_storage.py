@@ -108,7 +108,7 @@ def test_only_the_input_bucket_is_versioned(full: Synthesized) -> None:
         assert "VersioningConfiguration" not in full.props(ids[role]), role
 
 
-def test_results_bucket_expires_vl_intermediates_but_not_results(full: Synthesized) -> None:
+def test_results_bucket_expires_intermediates_but_not_results(full: Synthesized) -> None:
     ids = _bucket_ids(full)
     rules = full.props(ids["Results"])["LifecycleConfiguration"]["Rules"]
     expiring = {rule["Prefix"] for rule in rules if "ExpirationInDays" in rule}
@@ -116,7 +116,10 @@ def test_results_bucket_expires_vl_intermediates_but_not_results(full: Synthesiz
         names.VL_MANIFEST_PREFIX,
         names.VL_OUTPUT_PREFIX,
         names.VL_FAILURE_PREFIX,
+        names.WORK_PREFIX,  # a large document's chunks and partials, left by a failed job
     }
+    (work,) = [rule for rule in rules if rule.get("Prefix") == names.WORK_PREFIX]
+    assert work["ExpirationInDays"] == names.WORK_RETENTION_DAYS
     assert all(
         rule.get("AbortIncompleteMultipartUpload") == {"DaysAfterInitiation": 7}
         for rule in rules

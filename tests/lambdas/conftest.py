@@ -11,10 +11,11 @@ from aws_lambda_powertools import Logger
 from moto import mock_aws
 
 from idp import names
+from idp.lambda_invoke import LambdaProcessorInvoker
 from lambdas.common.alarms import AlarmRearm
 from lambdas.common.telemetry import Telemetry
 from lambdas.completion.recorder import CompletionRecorder
-from lambdas.invoker.dispatch import LambdaProcessorInvoker, VlEndpointDispatcher
+from lambdas.invoker.dispatch import VlEndpointDispatcher
 from lambdas.invoker.routing import JobRouter
 from lambdas.scale_in.scaling import EndpointScaler
 from tests.lambdas.support import (

@@ -291,6 +291,53 @@ def test_processor_that_never_started_in_time_counts_the_invokes_as_attempts(
     assert "maximum event age" in job["error"]["message"]
 
 
+def chunk_crash_record(index: int, first: int, last: int) -> str:
+    message = sns_message("sns_lambda_destination_failure.json")
+    message["requestPayload"]["chunk"] = {"index": index, "first_page": first, "last_page": last}
+    return json.dumps(message)
+
+
+def test_a_chunk_that_crashed_on_every_attempt_fails_the_job_naming_its_pages(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a large document fanned out in chunks, one of which counted already
+    processing_job(aws, attempts=1)
+    aws.store.start_chunks(
+        OCR_JOB, pages_total=30, chunks_total=3, chunk_pages=10, invocation_id="fan-out"
+    )
+    aws.store.commit_chunk(OCR_JOB, chunk_index=0, pages=10)
+
+    # WHEN the on-failure record of chunk 1 (pages 11-20) arrives
+    outcome = recorder.handle_message(chunk_crash_record(1, 11, 20))
+
+    # THEN the job is FAILED PROCESSOR_CRASHED, and says which pages
+    assert outcome.error_code == "PROCESSOR_CRASHED"
+    job = aws.job(OCR_JOB)
+    assert job["status"] == JobStatus.FAILED
+    assert job["failed_pages"] == "pages 11-20"
+    assert "on pages 11-20 on all 3 attempts" in job["error"]["message"]
+
+
+def test_a_merge_that_crashed_on_every_attempt_says_so(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a fanned-out job whose last chunk counted (so its invocation was the merger)
+    processing_job(aws, attempts=1)
+    aws.store.start_chunks(
+        OCR_JOB, pages_total=20, chunks_total=2, chunk_pages=10, invocation_id="fan-out"
+    )
+    aws.store.commit_chunk(OCR_JOB, chunk_index=0, pages=10)
+    aws.store.commit_chunk(OCR_JOB, chunk_index=1, pages=10)
+
+    # WHEN that chunk's invocation reaches the on-failure destination
+    recorder.handle_message(chunk_crash_record(1, 11, 20))
+
+    # THEN the failure names the merge, not the chunk's OCR
+    job = aws.job(OCR_JOB)
+    assert job["error"]["code"] == "PROCESSOR_CRASHED"
+    assert "merging the result (after pages 11-20)" in job["error"]["message"]
+
+
 def test_crash_record_after_the_job_completed_changes_nothing(
     aws: EmulatedAws, recorder: CompletionRecorder
 ) -> None:

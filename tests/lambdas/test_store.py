@@ -186,3 +186,94 @@ def test_a_duplicate_takes_over_once_the_holders_lease_has_run_out(aws: Emulated
     # THEN it takes the job over
     assert taken is True
     assert aws.job("job-1")["processing_invocation"] == "B"
+
+
+# -- chunked documents ---------------------------------------------------------------------------
+def fanned_out(store: JobStore, *, chunks: int = 3, pages: int = 25) -> None:
+    create(store)
+    assert store.mark_processing("job-1")
+    assert store.start_chunks(
+        "job-1", pages_total=pages, chunks_total=chunks, chunk_pages=10, invocation_id="inv-a"
+    )
+
+
+def test_only_one_invocation_fans_a_job_out(aws: EmulatedAws) -> None:
+    # GIVEN a job fanned out by invocation A
+    fanned_out(aws.store)
+
+    # WHEN A's retry and a duplicate delivery B try again
+    retry = aws.store.start_chunks(
+        "job-1", pages_total=25, chunks_total=3, chunk_pages=10, invocation_id="inv-a"
+    )
+    duplicate = aws.store.start_chunks(
+        "job-1", pages_total=25, chunks_total=3, chunk_pages=10, invocation_id="inv-b"
+    )
+
+    # THEN the retry may redo it, the duplicate may not, and the counters start at 0
+    assert (retry, duplicate) == (True, False)
+    job = aws.job("job-1")
+    assert (job["pages_total"], job["chunks_total"], job["chunks_done"], job["pages_done"]) == (
+        25,
+        3,
+        0,
+        0,
+    )
+
+
+def test_a_chunk_counts_once_however_often_it_is_delivered(aws: EmulatedAws) -> None:
+    # GIVEN a fanned-out job
+    fanned_out(aws.store)
+
+    # WHEN chunk 1 is committed twice and chunk 0 once
+    first = aws.store.commit_chunk("job-1", chunk_index=1, pages=10)
+    again = aws.store.commit_chunk("job-1", chunk_index=1, pages=10)
+    other = aws.store.commit_chunk("job-1", chunk_index=0, pages=10)
+
+    # THEN the repeat is refused and the counts are exact
+    assert first is not None
+    assert again is None
+    assert other is not None
+    assert (other["chunks_done"], other["pages_done"]) == (2, 20)
+    job = aws.job("job-1")
+    assert job["chunks_committed"] == [0, 1]
+    assert job["page_progress"] == {"0": 10, "1": 10}
+
+
+def test_progress_is_recorded_per_chunk(aws: EmulatedAws) -> None:
+    fanned_out(aws.store)
+    assert aws.store.record_progress("job-1", chunk_index=2, pages_read=3)
+    assert aws.store.record_progress("job-1", chunk_index=0, pages_read=7)
+    assert aws.job("job-1")["page_progress"] == {"2": 3, "0": 7}
+
+
+def test_the_merge_is_claimed_once_all_chunks_count_and_by_one_invocation(
+    aws: EmulatedAws,
+) -> None:
+    # GIVEN a job with two chunks, one counted
+    fanned_out(aws.store, chunks=2, pages=20)
+    aws.store.commit_chunk("job-1", chunk_index=0, pages=10)
+
+    # WHEN a merge is tried early, then after the last chunk, by two invocations
+    early = aws.store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=60)
+    aws.store.commit_chunk("job-1", chunk_index=1, pages=10)
+    claimed = aws.store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=60)
+    rival = aws.store.claim_merge("job-1", invocation_id="inv-y", lease_seconds=60)
+    retried = aws.store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=60)
+
+    # THEN only the holder (and its retry) merges, and only once every chunk counted
+    assert (early, claimed, rival, retried) == (False, True, False, True)
+
+
+def test_a_merge_lease_that_ran_out_can_be_taken_over(aws: EmulatedAws) -> None:
+    fanned_out(aws.store, chunks=1, pages=11)
+    aws.store.commit_chunk("job-1", chunk_index=0, pages=11)
+    assert aws.store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=0)
+    time.sleep(0.01)
+    assert aws.store.claim_merge("job-1", invocation_id="inv-y", lease_seconds=60)
+
+
+def test_no_chunk_counts_after_the_job_ended(aws: EmulatedAws) -> None:
+    fanned_out(aws.store)
+    aws.store.mark_failed("job-1", CorruptDocument("PDF page 12 cannot be rendered"))
+    assert aws.store.commit_chunk("job-1", chunk_index=0, pages=10) is None
+    assert aws.store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=60) is False

@@ -22,7 +22,7 @@ from idp.ocr.model_cache import ModelCache, export_onnx
 from idp.ocr.paddle_engines import EngineRegistry, EngineSettings
 from idp.store import JobStore, jobs_table_definition
 from ocr_processor_image import handler
-from ocr_processor_image.processor import ProcessorSettings
+from ocr_processor_image.settings import ProcessorSettings
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table

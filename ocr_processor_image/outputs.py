@@ -1,0 +1,91 @@
+"""What the processor reads and writes in S3, and what an invocation returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from idp import names
+from idp.errors import InputNotFound, InputTooLarge
+from idp.names import Env
+from idp.results import OcrResult
+
+if TYPE_CHECKING:
+    from mypy_boto3_s3 import S3Client
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """What the invocation did; the handler returns it as the Lambda response."""
+
+    job_id: str
+    status: str  # COMPLETED | FAILED | SKIPPED (already terminal: a duplicate delivery)
+    # | FANNED_OUT (chunks dispatched) | CHUNK_DONE (a chunk counted; others still running)
+    result_uri: str | None = None
+    error: dict[str, str] | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"job_id": self.job_id, "status": self.status}
+        if self.result_uri:
+            out["result_uri"] = self.result_uri
+        if self.error:
+            out["error"] = self.error
+        if self.timings_ms:
+            out["timings_ms"] = self.timings_ms
+        return out
+
+
+def result_key(job_id: str, name: str = names.RESULT_JSON) -> str:
+    return f"{names.RESULTS_PREFIX}{job_id}/{name}"
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000, 1)
+
+
+def write_result(s3: S3Client, bucket: str, result: OcrResult) -> str:
+    """result.json (+ result.md when the model yields Markdown); returns the JSON's URI."""
+    json_key = result_key(result.job_id)
+    s3.put_object(
+        Bucket=bucket,
+        Key=json_key,
+        Body=result.model_dump_json().encode(),
+        ContentType="application/json",
+    )
+    if result.markdown is not None:
+        s3.put_object(
+            Bucket=bucket,
+            Key=result_key(result.job_id, names.RESULT_MD),
+            Body=result.markdown.encode(),
+            ContentType="text/markdown; charset=utf-8",
+        )
+    return f"s3://{bucket}/{json_key}"
+
+
+def download_input(s3: S3Client, bucket: str, key: str, *, max_bytes: int) -> bytes:
+    """The input's bytes, in one GET. InputNotFound / InputTooLarge for users."""
+    try:
+        response = s3.get_object(Bucket=bucket, Key=key)
+    except ClientError as exc:
+        if _is_missing(exc):
+            raise InputNotFound(f"input s3://{bucket}/{key} does not exist") from None
+        raise
+    body = response["Body"]
+    size = int(response.get("ContentLength", 0))
+    if size > max_bytes:
+        body.close()  # never read a body we will refuse
+        raise InputTooLarge(
+            f"input s3://{bucket}/{key} is {size} bytes; the limit is {max_bytes} bytes "
+            f"(setting {Env.MAX_INPUT_BYTES.value})"
+        )
+    data: bytes = body.read()
+    return data
+
+
+def _is_missing(exc: ClientError) -> bool:
+    code = exc.response.get("Error", {}).get("Code")
+    status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    return code in ("404", "NoSuchKey", "NotFound", "NoSuchBucket") or status == 404

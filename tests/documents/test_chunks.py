@@ -1,0 +1,201 @@
+"""Chunk plans and the streaming merge of partial results (idp/chunks.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from idp.chunks import (
+    ChunkPlan,
+    ChunkSpec,
+    MergeError,
+    PartialResult,
+    merged_timings,
+    plan_chunks,
+    should_chunk,
+    write_merged_result,
+)
+from idp.results import EngineInfo, Line, OcrResult, PageResult, SourceInfo
+
+ENGINE = EngineInfo(name="paddleocr", version="3", models=["PP-OCRv5_mobile_det"])
+
+
+def _page(number: int, *, markdown: bool = False) -> PageResult:
+    text = f'Ünïcode line {number} "quoted" \\ tab\there / 漢字'
+    return PageResult(
+        page=number,
+        width=1000,
+        height=1400,
+        lines=[
+            Line(text=text, box=((1, 2), (3, 2), (3, 4), (1, 4)), confidence=0.91),
+            Line(text=f"second {number}", box=((5, 6), (7, 6), (7, 8), (5, 8)), confidence=1.0),
+        ],
+        markdown=f"# Page {number}\n\ntext {number}" if markdown else None,
+    )
+
+
+def _plan(page_count: int, chunk_pages: int) -> ChunkPlan:
+    return ChunkPlan(
+        job_id="job-1",
+        model="PP-OCRv5",
+        lang="en",
+        source=SourceInfo(
+            bucket="in",
+            key="input/PP-OCRv5/doc.pdf",
+            sha256="ab" * 32,
+            media_type="application/pdf",
+            page_count=page_count,
+            size_bytes=123,
+        ),
+        cache_key="cd" * 32,
+        chunks=plan_chunks(page_count, chunk_pages),
+        split_ms=12.5,
+    )
+
+
+def _parts(plan: ChunkPlan, *, markdown: bool = False) -> dict[int, PartialResult]:
+    return {
+        chunk.index: PartialResult(
+            job_id=plan.job_id,
+            chunk=chunk,
+            engine=ENGINE,
+            pages=[
+                _page(n, markdown=markdown) for n in range(chunk.first_page, chunk.last_page + 1)
+            ],
+            timings_ms={"ocr": 100.0 * chunk.page_count, "total": 150.0 * chunk.page_count},
+        )
+        for chunk in plan.chunks
+    }
+
+
+def test_plan_covers_every_page_once_in_order() -> None:
+    # GIVEN a 25-page document and 10-page chunks
+    # WHEN it is planned
+    chunks = plan_chunks(25, 10)
+
+    # THEN three consecutive ranges cover pages 1..25, the last one shorter
+    assert [(c.first_page, c.last_page) for c in chunks] == [(1, 10), (11, 20), (21, 25)]
+    assert [c.index for c in chunks] == [0, 1, 2]
+    assert sum(c.page_count for c in chunks) == 25
+    assert chunks[2].label == "pages 21-25"
+
+
+def test_only_documents_longer_than_a_chunk_are_chunked() -> None:
+    assert not should_chunk(10, 10)
+    assert should_chunk(11, 10)
+    assert not should_chunk(3000, 0)  # 0 turns chunking off
+    with pytest.raises(ValueError, match="at least 1"):
+        plan_chunks(5, 0)
+
+
+@pytest.mark.parametrize("markdown", [False, True])
+def test_merged_result_reads_as_the_unchunked_result(markdown: bool) -> None:
+    # GIVEN the partials of a 23-page document in chunks of 5
+    plan = _plan(23, 5)
+    parts = _parts(plan, markdown=markdown)
+    out, md_out = io.BytesIO(), io.BytesIO()
+
+    # WHEN they are merged
+    merged = write_merged_result(
+        plan,
+        lambda chunk: parts[chunk.index],
+        out,
+        timings=lambda t: merged_timings(plan, t, merge_ms=3.0),
+        markdown_out=md_out,
+    )
+
+    # THEN result.json is valid and holds what assembling the whole document at once gives
+    result = OcrResult.model_validate_json(out.getvalue())
+    pages = [page for part in parts.values() for page in part.pages]
+    expected = OcrResult.assemble(
+        job_id="job-1",
+        model="PP-OCRv5",
+        lang="en",
+        engine=ENGINE,
+        source=plan.source,
+        pages=pages,
+        timings_ms=result.timings_ms,
+    )
+    assert result == expected
+    assert [page.page for page in result.pages] == list(range(1, 24))
+    assert merged.pages == 23
+    assert merged.has_markdown is markdown
+    assert (md_out.getvalue().decode() or None) == expected.markdown
+    # and the timings add the chunks' stages up and keep the orchestration's own
+    assert result.timings_ms["ocr"] == 2300.0
+    assert result.timings_ms["chunks"] == 5
+    assert result.timings_ms["slowest_chunk"] == 750.0
+    assert result.timings_ms["split"] == 12.5
+    assert result.timings_ms["merge"] == 3.0
+
+
+def test_a_partial_with_the_wrong_pages_is_refused() -> None:
+    # GIVEN a partial for chunk 1 that holds chunk 0's pages
+    plan = _plan(10, 5)
+    parts = _parts(plan)
+    parts[1] = parts[1].model_copy(update={"pages": parts[0].pages})
+
+    # WHEN the merge reads it THEN it stops instead of writing a wrong document
+    with pytest.raises(MergeError, match="pages 6-10"):
+        write_merged_result(
+            plan, lambda chunk: parts[chunk.index], io.BytesIO(), timings=lambda t: {}
+        )
+
+
+def test_chunk_spec_round_trips_through_the_processor_event() -> None:
+    chunk = ChunkSpec(index=3, first_page=31, last_page=40, part_key="work/j/chunks/00003.pdf")
+    assert ChunkSpec.model_validate(json.loads(chunk.model_dump_json())) == chunk
+    assert chunk.page_count == 10
+
+
+def test_merge_memory_does_not_grow_with_the_document() -> None:
+    # GIVEN 300 and 3,000 pages of 40 lines each, merged in a fresh interpreter
+    script = textwrap.dedent(
+        """
+        import io, resource, sys, tempfile
+        from tests.documents.test_chunks import _parts, _plan
+        from idp.chunks import merged_timings, write_merged_result, PartialResult
+        from idp.results import Line
+        pages = int(sys.argv[1])
+        plan = _plan(pages, 10)
+        template = _parts(_plan(10, 10))[0]
+        lines = [Line(text=f"line {i} " + "x" * 100, box=((0, 0), (1, 0), (1, 1), (0, 1)),
+                      confidence=0.9) for i in range(40)]
+        def read(chunk):
+            return PartialResult(job_id=plan.job_id, chunk=chunk, engine=template.engine,
+                pages=[p.model_copy(update={"page": n, "lines": lines})
+                       for n, p in zip(range(chunk.first_page, chunk.last_page + 1),
+                                       template.pages * 2)])
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        with tempfile.TemporaryFile() as out:
+            write_merged_result(plan, read, out, timings=lambda t: merged_timings(plan, t,
+                                merge_ms=0))
+            size = out.tell()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        print(peak - base, size)
+        """
+    )
+
+    def run(pages: int) -> tuple[int, int]:
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(pages)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        growth_kib, size = done.stdout.split()
+        return int(growth_kib), int(size)
+
+    # WHEN each is merged
+    small_growth, small_size = run(300)
+    large_growth, large_size = run(3000)
+
+    # THEN the 3,000-page result is ten times larger, but the merge's memory is not
+    assert large_size > 9 * small_size
+    assert large_size > 20 * 1024 * 1024
+    assert large_growth < small_growth + 16 * 1024, (small_growth, large_growth)

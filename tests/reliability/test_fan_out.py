@@ -1,0 +1,186 @@
+"""Large documents in chunks under faults: every page once, in order, one merge, no job stuck.
+
+Each test runs the local pipeline with 3-page chunks and two processor workers, and injects its
+fault where AWS would fail it: a chunk event delivered twice, the merging environment dying
+right after it claimed the merge, a chunk's environment dying on every attempt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from idp import names
+from idp.local.faults import Faults
+from idp.local.pipeline import LocalPipeline
+from idp.local.runtime import LocalSettings
+from idp.names import JobStatus, OcrModel
+from idp.synthetic import encode_pages, pdf_pages, render_page, sample_lines
+from idp.textmetrics import character_error_rate
+
+pytestmark = pytest.mark.ocr
+
+JOB_TIMEOUT_S = 300.0
+CHUNK_PAGES = 3
+
+
+@contextmanager
+def running(tmp_path: Path, models_dir: Path, faults: Faults) -> Iterator[LocalPipeline]:
+    with LocalPipeline(
+        LocalSettings(
+            work_dir=tmp_path / "work",
+            models_dir=models_dir,
+            vl_enabled=False,
+            visibility_timeout_seconds=2,
+            async_retry_delay_seconds=0.2,
+            processor_concurrency=2,
+            chunk_pages=CHUNK_PAGES,
+            quiet_functions=True,
+            faults=faults,
+        )
+    ) as pipeline:
+        yield pipeline
+
+
+def _pages(count: int, *, offset: int = 0) -> tuple[list[Image.Image], list[str]]:
+    """Small pages of one known line each, different on every page."""
+    texts = [f"Page {n + 1}: {line}" for n, line in enumerate(sample_lines(count, offset=offset))]
+    images = [render_page([text], size=(1300, 90), font_size=30, margin=20) for text in texts]
+    return images, texts
+
+
+def _submit(pipeline: LocalPipeline, path: Path) -> dict[str, Any]:
+    client = pipeline.client()
+    submitted = client.submit(path, model=OcrModel.PP_OCRV5)
+    record = client.wait([submitted.job_id], timeout_s=JOB_TIMEOUT_S)[submitted.job_id]
+    assert record is not None, "the job was never created"
+    assert JobStatus(record["status"]).is_terminal, f"job stuck in {record['status']}"
+    return record
+
+
+def _assert_pages_read_right(
+    pipeline: LocalPipeline, record: dict[str, Any], texts: list[str]
+) -> dict[str, Any]:
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    result = pipeline.client().result_document(record["job_id"])
+    assert [page["page"] for page in result["pages"]] == list(range(1, len(texts) + 1))
+    for page, text in zip(result["pages"], texts, strict=True):
+        read = "\n".join(line["text"] for line in page["lines"])
+        assert character_error_rate(text, read) <= 0.05, (page["page"], read)
+    return result
+
+
+def _work_objects(pipeline: LocalPipeline, job_id: str) -> list[str]:
+    assert pipeline.resources is not None
+    listed = pipeline.endpoint.client("s3").list_objects_v2(
+        Bucket=pipeline.resources.results_bucket, Prefix=f"{names.WORK_PREFIX}{job_id}/"
+    )
+    return [item["Key"] for item in listed.get("Contents", [])]
+
+
+def test_duplicated_chunk_deliveries_count_once_and_the_cache_answers_a_resubmission(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    # GIVEN an 8-page PDF (3 chunks) whose first two chunk events are each delivered twice
+    images, texts = _pages(8)
+    path = tmp_path / "eight-pages.pdf"
+    path.write_bytes(pdf_pages(images))
+    with running(tmp_path, models_dir, Faults(duplicate_chunk_events=2)) as pipeline:
+        # WHEN it is submitted
+        record = _submit(pipeline, path)
+
+        # THEN it completes once with every page in order and read right
+        _assert_pages_read_right(pipeline, record, texts)
+        assert pipeline.runtime is not None
+        job_events = {
+            key: count
+            for key, count in pipeline.runtime.stats.chunk_events.items()
+            if key.startswith(record["job_id"])
+        }
+        assert sorted(job_events.values()) == [1, 1, 1]
+        assert pipeline.runtime.stats.invocations
+        assert pipeline.runtime.duplicate_chunk_events.fired == 2
+        # and every count is exact despite the duplicates
+        assert (record["pages_total"], record["pages_done"], record["page_count"]) == (8, 8, 8)
+        assert (record["chunks_total"], record["chunks_done"]) == (3, 3)
+        assert record["chunks_committed"] == [0, 1, 2]
+        # and the merge cleaned the partials up
+        assert _work_objects(pipeline, record["job_id"]) == []
+
+        # WHEN the same bytes are uploaded again under another name
+        again = tmp_path / "same-document.pdf"
+        again.write_bytes(path.read_bytes())
+        cached = _submit(pipeline, again)
+
+        # THEN the result cache answers without any chunk running
+        assert cached["status"] == JobStatus.COMPLETED
+        assert cached.get("cached") is True
+        assert not any(
+            key.startswith(cached["job_id"]) for key in pipeline.runtime.stats.chunk_events
+        )
+        _assert_pages_read_right(pipeline, cached, texts)
+
+
+def test_a_merge_that_crashes_is_redone(tmp_path: Path, models_dir: Path) -> None:
+    # GIVEN a 7-page PDF whose merging environment dies right after claiming the merge
+    images, texts = _pages(7, offset=3)
+    path = tmp_path / "seven-pages.pdf"
+    path.write_bytes(pdf_pages(images))
+    with running(tmp_path, models_dir, Faults(merge_crashes=1)) as pipeline:
+        # WHEN it is submitted
+        record = _submit(pipeline, path)
+
+        # THEN Lambda's retry of that chunk redoes the merge, and the job completes once
+        assert pipeline.runtime is not None
+        assert pipeline.runtime.merge_crashes.fired == 1
+        _assert_pages_read_right(pipeline, record, texts)
+        assert (record["chunks_done"], record["pages_done"]) == (3, 7)
+        assert _work_objects(pipeline, record["job_id"]) == []
+
+
+def test_a_chunk_that_crashes_on_every_attempt_fails_the_job_naming_its_pages(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    # GIVEN a 9-page PDF whose chunk 1 (pages 4-6) dies mid-chunk on all 3 attempts
+    images, _ = _pages(9)
+    path = tmp_path / "nine-pages.pdf"
+    path.write_bytes(pdf_pages(images))
+    faults = Faults(crash_chunk_index=1, chunk_crashes=3)
+    with running(tmp_path, models_dir, faults) as pipeline:
+        # WHEN it is submitted
+        record = _submit(pipeline, path)
+
+        # THEN the on-failure destination ends the job FAILED, naming the pages
+        assert record["status"] == JobStatus.FAILED
+        assert record["error"]["code"] == "PROCESSOR_CRASHED"
+        assert record["failed_pages"] == "pages 4-6"
+        assert "pages 4-6" in record["error"]["message"]
+        assert 1 not in record.get("chunks_committed", [])
+        assert pipeline.runtime is not None
+        assert pipeline.runtime.chunk_crashes.fired == 3
+
+
+def test_a_user_error_in_one_chunk_fails_the_job_with_its_code(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    # GIVEN a 7-page TIFF whose page 6 declares more pixels than a page may have
+    images, _ = _pages(7)
+    frames: list[Image.Image] = [image.convert("1") for image in images]
+    frames[5] = Image.new("1", (9500, 9500), 1)
+    path = tmp_path / "bad-page-six.tiff"
+    path.write_bytes(encode_pages(frames, "TIFF", compression="group4"))
+    with running(tmp_path, models_dir, Faults()) as pipeline:
+        # WHEN it is submitted
+        record = _submit(pipeline, path)
+
+        # THEN the chunk holding page 6 fails the job with the page's own error
+        assert record["status"] == JobStatus.FAILED
+        assert record["error"]["code"] == "IMAGE_TOO_LARGE"
+        assert "page 6" in record["error"]["message"]
+        assert record["failed_pages"] == "pages 4-6"
+        assert record["chunks_total"] == 3
