@@ -123,7 +123,9 @@ def merged_timings(
         stage: round(sum(t.get(stage, 0.0) for t in part_timings), 1) for stage in _SUMMED_STAGES
     }
     timings["chunks"] = float(len(part_timings))
-    timings["slowest_chunk"] = max((t.get("total", 0.0) for t in part_timings), default=0.0)
+    totals = sorted(t.get("total", 0.0) for t in part_timings)
+    timings["slowest_chunk"] = totals[-1] if totals else 0.0
+    timings["median_chunk"] = totals[len(totals) // 2] if totals else 0.0
     timings["split"] = plan.split_ms
     timings["merge"] = round(merge_ms, 1)
     return timings

@@ -63,6 +63,39 @@ class Submitted:
     key: str
 
 
+@dataclass(frozen=True)
+class JobProgress:
+    """How far a job has come, from its record (chunk counts only for a fanned-out document)."""
+
+    pages_done: int
+    pages_total: int | None
+    chunks_done: int | None = None
+    chunks_total: int | None = None
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> JobProgress:
+        # pages_done counts finished chunks exactly; page_progress adds the pages read so far
+        # by chunks still running (advisory), so a bar moves page by page.
+        committed = int(record.get("pages_done") or 0)
+        reading = sum(int(v) for v in (record.get("page_progress") or {}).values())
+        total = record.get("pages_total") or record.get("page_count")
+        return cls(
+            pages_done=max(committed, reading),
+            pages_total=int(total) if total else None,
+            chunks_done=record.get("chunks_done"),
+            chunks_total=record.get("chunks_total"),
+        )
+
+    def describe(self) -> str:
+        """`37/250 pages, 3/25 chunks` (what is known of it)."""
+        if self.pages_total is None:
+            return ""
+        text = f"{self.pages_done}/{self.pages_total}"
+        if self.chunks_total:
+            text += f" ({self.chunks_done or 0}/{self.chunks_total} chunks)"
+        return text
+
+
 class PipelineClient:
     def __init__(self, *, s3: Any, sqs: Any, table: Any, pipeline: PipelineNames) -> None:
         self._s3 = s3
@@ -111,8 +144,12 @@ class PipelineClient:
         timeout_s: float,
         poll_s: float = 0.5,
         on_change: Callable[[str, dict[str, Any]], None] | None = None,
+        on_poll: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> dict[str, dict[str, Any] | None]:
-        """Poll until every job is terminal or the timeout passes; returns the last records."""
+        """Poll until every job is terminal or the timeout passes; returns the last records.
+
+        `on_change` hears each status change, `on_poll` every record read (progress bars).
+        """
         pending = list(job_ids)
         seen: dict[str, dict[str, Any] | None] = dict.fromkeys(pending)
         deadline = time.monotonic() + timeout_s
@@ -125,6 +162,8 @@ class PipelineClient:
                 changed = previous is None or previous.get("status") != record.get("status")
                 if changed and on_change:
                     on_change(job_id, record)
+                if on_poll:
+                    on_poll(job_id, record)
                 seen[job_id] = record
                 if record and JobStatus(record["status"]).is_terminal:
                     pending.remove(job_id)

@@ -431,6 +431,15 @@ class JobStore:
             ),
         )
 
+    def record_fan_out(self, job_id: str, *, timings_ms: Mapping[str, float]) -> bool:
+        """What splitting and dispatching the chunks took (the merge adds it to the result)."""
+        return self._update(
+            job_id,
+            "SET fan_out_timings_ms = :timings, updated_at = :now",
+            {":timings": dict(timings_ms), ":now": utc_now(), ":a0": _ACTIVE[0], ":a1": _ACTIVE[1]},
+            condition="#s IN (:a0, :a1)",
+        )
+
     def record_progress(self, job_id: str, *, chunk_index: int, pages_read: int) -> bool:
         """How many pages of one chunk are OCR'd so far (advisory: for progress bars only)."""
         return self._update(

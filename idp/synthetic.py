@@ -6,8 +6,8 @@ Text is drawn with the font bundled in Pillow, so the pages look the same on eve
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -75,6 +75,41 @@ def render_page(
             raise ValueError(f"line {index + 1} does not fit on a {size[0]}×{size[1]} page")
         draw.text((margin, top), line, fill="black", font=font)
     return image
+
+
+def numbered_pages(
+    count: int, *, lines_per_page: int = 3, size: tuple[int, int] = (1300, 260)
+) -> Iterator[tuple[Image.Image, str]]:
+    """`count` pages, each headed by its own number so every page's text differs: (image, text).
+
+    Generated one at a time, so a long document never holds more than one page image.
+    """
+    for number in range(1, count + 1):
+        lines = [f"Page {number} of {count}", *sample_lines(lines_per_page - 1, offset=number)]
+        yield render_page(lines, size=size, font_size=30, margin=30), "\n".join(lines)
+
+
+def long_pdf(count: int, **page_options: Any) -> tuple[bytes, list[str]]:
+    """A `count`-page image PDF of `numbered_pages`, and each page's text."""
+    import pypdfium2  # type: ignore[import-untyped]
+
+    texts: list[str] = []
+    document = pypdfium2.PdfDocument.new()
+    try:
+        for image, text in numbered_pages(count, **page_options):
+            page = document.new_page(image.width, image.height)
+            bitmap = pypdfium2.PdfImage.new(document)
+            bitmap.set_bitmap(pypdfium2.PdfBitmap.from_pil(image))
+            bitmap.set_matrix(pypdfium2.PdfMatrix().scale(image.width, image.height))
+            page.insert_obj(bitmap)
+            page.gen_content()
+            page.close()
+            texts.append(text)
+        buffer = io.BytesIO()
+        document.save(buffer)
+    finally:
+        document.close()
+    return buffer.getvalue(), texts
 
 
 def encode(image: Image.Image, fmt: str, **params: object) -> bytes:

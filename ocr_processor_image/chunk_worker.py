@@ -168,6 +168,7 @@ def merge(
 
     def timings(parts: list[dict[str, float]]) -> dict[str, float]:
         merged = merged_timings(plan, parts, merge_ms=ms(time.perf_counter() - started))
+        merged["dispatch"] = float((record.get("fan_out_timings_ms") or {}).get("dispatch", 0.0))
         if record.get("started_at"):
             wall = time.time() - parse_timestamp(record["started_at"]).timestamp()
             merged["total"] = ms(max(0.0, wall))

@@ -102,6 +102,7 @@ def fan_out(
     for chunk in planned:
         chunks.invoke_async(job.model_copy(update={"chunk": chunk}))
     timings |= {"split": plan.split_ms, "dispatch": ms(time.perf_counter() - tick)}
+    store.record_fan_out(job.job_id, timings_ms={k: timings[k] for k in ("split", "dispatch")})
     logger.info(
         "job %s fanned out: %d pages in %d chunks of %d",
         job.job_id,

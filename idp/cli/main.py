@@ -14,7 +14,14 @@ from typing import Annotated, Any
 
 import typer
 from rich import box
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from idp import names
@@ -35,7 +42,7 @@ from idp.cli.common import (
 )
 from idp.cli.endpoint import endpoint_app
 from idp.cli.smoke import smoke
-from idp.client import PipelineClient
+from idp.client import JobProgress, PipelineClient
 from idp.jobs import JobOptions
 from idp.names import JobStatus, OcrModel
 
@@ -62,6 +69,7 @@ def _jobs_table(records: list[dict[str, Any]], title: str) -> Table:
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, caption_justify="left")
     for column in ("job", "status", "model", "lang", "pages", "file", "ms"):
         table.add_column(column, no_wrap=True)
+    # pages: done/total (and chunks) while a job runs, the page count once it has ended
     errors = []
     for record in records:
         status = str(record.get("status", "?"))
@@ -73,7 +81,7 @@ def _jobs_table(records: list[dict[str, Any]], title: str) -> Table:
             f"[{status_style(status)}]{status}[/]",
             str(record.get("model", "")),
             str(record.get("lang", "")),
-            str(record.get("page_count", "")),
+            _pages_cell(record),
             str(record.get("input_key", "")).rsplit("/", 1)[-1][:24],
             f"{total:.0f}" if isinstance(total, int | float) else "",
         )
@@ -82,6 +90,12 @@ def _jobs_table(records: list[dict[str, Any]], title: str) -> Table:
     if errors:
         table.caption = "\n".join(errors)
     return table
+
+
+def _pages_cell(record: dict[str, Any]) -> str:
+    if JobStatus(str(record.get("status", "QUEUED"))).is_terminal or "pages_total" not in record:
+        return str(record.get("page_count", ""))
+    return JobProgress.of(record).describe()
 
 
 # -- local ---------------------------------------------------------------------------------------
@@ -103,6 +117,13 @@ def local_run(
         ),
     ] = False,
     timeout: Annotated[float, typer.Option(help="seconds to wait for all jobs")] = 1800.0,
+    workers: Annotated[
+        int, typer.Option(help="processor execution environments (Lambda's concurrency)", min=1)
+    ] = 2,
+    chunk_pages: Annotated[
+        int,
+        typer.Option(help="a longer document is OCR'd in chunks of this many pages (0: never)"),
+    ] = names.DEFAULT_CHUNK_PAGES,
     overlay_page: Annotated[
         int, typer.Option("--overlay-page", help="draw this page's boxes to a PNG (0: none)")
     ] = 1,
@@ -125,6 +146,8 @@ def local_run(
             models_dir=models_dir if models_dir.is_dir() else None,
             vl_substitute=vl_substitute,
             quiet_functions=not verbose,
+            processor_concurrency=workers,
+            chunk_pages=chunk_pages,
         )
         err.print(f"[bold]starting[/] the embedded AWS and the local runtime ({work})")
         with LocalPipeline(settings) as pipeline:
@@ -191,23 +214,35 @@ def _print_result_summary(file: str, result_path: Path, overlay_path: Path | Non
 def _wait_with_progress(
     client: PipelineClient, job_ids: list[str], timeout: float
 ) -> dict[str, dict[str, Any] | None]:
+    """One bar for the jobs, and one per job counting its pages once the total is known."""
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total} done"),
+        TextColumn("{task.completed}/{task.total} {task.fields[unit]}"),
         TimeElapsedColumn(),
         console=err,
     ) as progress:
-        task = progress.add_task("OCR jobs", total=len(job_ids))
+        jobs_task = progress.add_task("OCR jobs", total=len(job_ids), unit="done")
+        page_tasks: dict[str, TaskID] = {}
 
         def on_change(job_id: str, record: dict[str, Any]) -> None:
             status = str(record.get("status"))
             if JobStatus(status).is_terminal:
-                progress.advance(task)
+                progress.advance(jobs_task)
             progress.console.print(f"  {job_id[:12]} → [{status_style(status)}]{status}[/]")
 
-        return client.wait(job_ids, timeout_s=timeout, on_change=on_change)
+        def on_poll(job_id: str, record: dict[str, Any]) -> None:
+            done = JobProgress.of(record)
+            if done.pages_total is None or done.pages_total < 2:
+                return
+            if job_id not in page_tasks:
+                page_tasks[job_id] = progress.add_task(
+                    f"  {job_id[:12]} pages", total=done.pages_total, unit="pages"
+                )
+            progress.update(page_tasks[job_id], completed=done.pages_done)
+
+        return client.wait(job_ids, timeout_s=timeout, on_change=on_change, on_poll=on_poll)
 
 
 @local_app.command("up")
@@ -345,6 +380,9 @@ def status(
         print(json.dumps(record))
         return
     table = Table(title=f"job {job_id}", show_header=False)
+    progress = JobProgress.of(record).describe()
+    if progress:
+        table.add_row("[bold]progress[/]", f"{progress} pages")
     for key, value in record.items():
         table.add_row(key, json.dumps(value) if isinstance(value, dict | list) else str(value))
     out.print(table)
