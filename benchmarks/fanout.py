@@ -65,7 +65,9 @@ def run_document(
         warmups = []
         for index in range(workers):
             page = warm / f"warm-{index}.png"
-            page.write_bytes(encode(render_page([f"Warm up {index}"], size=(600, 90)), "PNG"))
+            page.write_bytes(
+                encode(render_page([f"Warm up {index}"], size=(600, 90), margin=20), "PNG")
+            )
             warmups.append(client.submit(page, model=OcrModel.PP_OCRV5).job_id)
         client.wait(warmups, timeout_s=600)
         started = time.monotonic()

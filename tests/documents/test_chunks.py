@@ -20,6 +20,7 @@ from idp.chunks import (
     should_chunk,
     write_merged_result,
 )
+from idp.client import JobProgress
 from idp.results import EngineInfo, Line, OcrResult, PageResult, SourceInfo
 
 ENGINE = EngineInfo(name="paddleocr", version="3", models=["PP-OCRv5_mobile_det"])
@@ -199,3 +200,22 @@ def test_merge_memory_does_not_grow_with_the_document() -> None:
     assert large_size > 9 * small_size
     assert large_size > 20 * 1024 * 1024
     assert large_growth < small_growth + 16 * 1024, (small_growth, large_growth)
+
+
+def test_progress_counts_running_chunks_page_by_page() -> None:
+    # GIVEN a record with one chunk counted and two still reading
+    record = {
+        "status": "PROCESSING",
+        "pages_total": 30,
+        "pages_done": 10,
+        "page_progress": {"0": 10, "1": 4, "2": 7},
+        "chunks_total": 3,
+        "chunks_done": 1,
+    }
+
+    # WHEN its progress is read THEN pages being read count too, chunks as they finish
+    progress = JobProgress.of(record)
+    assert (progress.pages_done, progress.pages_total) == (21, 30)
+    assert progress.describe() == "21/30 (1/3 chunks)"
+    # and a finished unchunked job shows its page count
+    assert JobProgress.of({"page_count": 2, "pages_done": 2}).describe() == "2/2"

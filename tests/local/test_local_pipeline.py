@@ -16,7 +16,7 @@ from idp import names
 from idp.client import PipelineClient
 from idp.local.pipeline import LocalPipeline
 from idp.names import JobStatus, OcrModel
-from idp.synthetic import encode, encode_pages, render_page, sample_lines
+from idp.synthetic import encode, encode_pages, long_pdf, render_page, sample_lines
 from idp.textmetrics import character_error_rate
 
 pytestmark = pytest.mark.ocr
@@ -96,6 +96,31 @@ def test_local_run_cli_recognizes_a_png_and_a_pdf(tmp_path: Path, models_dir: Pa
     assert character_error_rate("\n".join(png_lines), _page_text(png_result, 1)) <= 0.02
     for number, lines in enumerate(pdf_lines, start=1):
         assert character_error_rate("\n".join(lines), _page_text(pdf_result, number)) <= 0.02
+
+
+def test_local_run_cli_fans_a_long_pdf_out_and_merges_it_in_order(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    # GIVEN a 23-page PDF with its number on every page
+    data, texts = long_pdf(23)
+    pdf = tmp_path / "long.pdf"
+    pdf.write_bytes(data)
+
+    # WHEN `idp local run` OCRs it in chunks of 5 pages on 2 workers
+    done = _idp(
+        "local", "run", str(pdf), "--chunk-pages", "5", "--workers", "2",
+        "--out", str(tmp_path / "out"), "--json", "--overlay-page", "0",
+    )  # fmt: skip
+
+    # THEN one result holds all 23 pages in order, each with its own text
+    assert done.returncode == 0, done.stderr[-3000:]
+    (row,) = json.loads(done.stdout)
+    assert (row["status"], row["pages"]) == ("COMPLETED", 23)
+    result = json.loads(Path(row["result"]).read_text())
+    assert [page["page"] for page in result["pages"]] == list(range(1, 24))
+    for number, text in enumerate(texts, start=1):
+        assert character_error_rate(text, _page_text(result, number)) <= 0.05, number
+    assert result["timings_ms"]["chunks"] == 5
 
 
 def test_local_run_cli_exits_nonzero_when_a_job_fails(tmp_path: Path) -> None:
