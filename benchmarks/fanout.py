@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -34,15 +33,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from idp.chunks import ChunkPlan, PartialResult, merged_timings, plan_chunks, write_merged_result
 from idp.local.pipeline import LocalPipeline
 from idp.local.runtime import LocalSettings
 from idp.names import JobStatus, OcrModel
-from idp.results import EngineInfo, OcrResult, PageResult, SourceInfo
+from idp.results import OcrResult
 from idp.synthetic import encode, long_pdf, render_page
 from idp.textmetrics import character_error_rate
 
 RESULTS = Path(__file__).parent / "results" / "fanout.json"
+PROBE = Path(__file__).parent / "merge_probe.py"
 JOB_TIMEOUT_S = 3600.0
 
 
@@ -81,70 +80,15 @@ def run_document(
 
 
 def merge_probe(pages_json: Path, total_pages: int, chunk_pages: int) -> dict[str, float]:
-    """Re-run the merge alone in a fresh interpreter: its RSS growth and its time."""
+    """Re-run the merge alone in a fresh interpreter (benchmarks/merge_probe.py)."""
     done = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--merge-probe",
-            str(pages_json),
-            str(total_pages),
-            str(chunk_pages),
-        ],
+        [sys.executable, str(PROBE), str(pages_json), str(total_pages), str(chunk_pages)],
         capture_output=True,
         text=True,
         check=True,
     )
     probe: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return probe
-
-
-def _probe_main(pages_json: Path, total_pages: int, chunk_pages: int) -> None:
-    pages = [PageResult.model_validate(page) for page in json.loads(pages_json.read_text())]
-    plan = ChunkPlan(
-        job_id="probe",
-        model="PP-OCRv5",
-        lang="en",
-        source=SourceInfo(
-            bucket="b",
-            key="k",
-            sha256="0" * 64,
-            media_type="application/pdf",
-            page_count=total_pages,
-            size_bytes=0,
-        ),
-        cache_key="0" * 64,
-        chunks=plan_chunks(total_pages, chunk_pages),
-    )
-    engine = EngineInfo(name="paddleocr", version="probe", models=[])
-    baseline_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-    def read(chunk: Any) -> PartialResult:
-        # Partials are parsed from JSON text, as the merge reads them from S3.
-        numbered = [
-            pages[(n - 1) % len(pages)].model_copy(update={"page": n})
-            for n in range(chunk.first_page, chunk.last_page + 1)
-        ]
-        text = PartialResult(job_id="probe", chunk=chunk, engine=engine, pages=numbered)
-        return PartialResult.model_validate_json(text.model_dump_json())
-
-    started = time.perf_counter()
-    with tempfile.TemporaryFile() as out:
-        write_merged_result(plan, read, out, timings=lambda t: merged_timings(plan, t, merge_ms=0))
-        size = out.tell()
-    seconds = time.perf_counter() - started
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(
-        json.dumps(
-            {
-                "pages": total_pages,
-                "result_mb": round(size / 1e6, 1),
-                "rss_growth_mb": round((peak_kib - baseline_kib) / 1024, 1),
-                "peak_rss_mb": round(peak_kib / 1024, 1),
-                "merge_s": round(seconds, 2),
-            }
-        )
-    )
 
 
 def cer_of(result: dict[str, Any], texts: list[str]) -> float:
@@ -248,7 +192,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--merge-probe":
-        _probe_main(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
-    else:
-        main()
+    main()
