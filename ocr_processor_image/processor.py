@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
+from idp import names
 from idp.chunks import should_chunk
 from idp.documents import open_document
 from idp.errors import JobError
@@ -69,7 +70,7 @@ def process_job(
             engines=engines,
             settings=settings,
             invocation_id=invocation_id,
-            lease_seconds=lease_seconds or 900.0,
+            lease_seconds=lease_seconds or names.PROCESSOR_TIMEOUT_SECONDS,
         )
     if not store.mark_processing(
         job.job_id, invocation_id=invocation_id, lease_seconds=lease_seconds

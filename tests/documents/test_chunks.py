@@ -6,7 +6,7 @@ import io
 import json
 import subprocess
 import sys
-import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +23,7 @@ from idp.chunks import (
 from idp.client import JobProgress
 from idp.results import EngineInfo, Line, OcrResult, PageResult, SourceInfo
 
+MERGE_PROBE = Path(__file__).resolve().parents[2] / "benchmarks" / "merge_probe.py"
 ENGINE = EngineInfo(name="paddleocr", version="3", models=["PP-OCRv5_mobile_det"])
 
 
@@ -154,52 +155,31 @@ def test_chunk_spec_round_trips_through_the_processor_event() -> None:
     assert chunk.page_count == 10
 
 
-def test_merge_memory_does_not_grow_with_the_document() -> None:
-    # GIVEN 300 and 3,000 pages of 40 lines each, merged in a fresh interpreter
-    script = textwrap.dedent(
-        """
-        import io, resource, sys, tempfile
-        from tests.documents.test_chunks import _parts, _plan
-        from idp.chunks import merged_timings, write_merged_result, PartialResult
-        from idp.results import Line
-        pages = int(sys.argv[1])
-        plan = _plan(pages, 10)
-        template = _parts(_plan(10, 10))[0]
-        lines = [Line(text=f"line {i} " + "x" * 100, box=((0, 0), (1, 0), (1, 1), (0, 1)),
-                      confidence=0.9) for i in range(40)]
-        def read(chunk):
-            return PartialResult(job_id=plan.job_id, chunk=chunk, engine=template.engine,
-                pages=[p.model_copy(update={"page": n, "lines": lines})
-                       for n, p in zip(range(chunk.first_page, chunk.last_page + 1),
-                                       template.pages * 2)])
-        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        with tempfile.TemporaryFile() as out:
-            write_merged_result(plan, read, out, timings=lambda t: merged_timings(plan, t,
-                                merge_ms=0))
-            size = out.tell()
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        print(peak - base, size)
-        """
-    )
+def test_merge_memory_does_not_grow_with_the_document(tmp_path: Path) -> None:
+    # GIVEN pages of 40 lines each, merged as 300 and as 3,000 pages in a fresh interpreter
+    # (benchmarks/merge_probe.py, which imports only the merge)
+    line = Line(text="line " + "x" * 100, box=((0, 0), (1, 0), (1, 1), (0, 1)), confidence=0.9)
+    pages = [_page(n).model_copy(update={"lines": [line] * 40}) for n in range(1, 11)]
+    pages_json = tmp_path / "pages.json"
+    pages_json.write_text(json.dumps([page.model_dump(mode="json") for page in pages]))
 
-    def run(pages: int) -> tuple[int, int]:
+    def run(total: int) -> dict[str, float]:
         done = subprocess.run(
-            [sys.executable, "-c", script, str(pages)],
+            [sys.executable, str(MERGE_PROBE), str(pages_json), str(total), "10"],
             capture_output=True,
             text=True,
             check=True,
         )
-        growth_kib, size = done.stdout.split()
-        return int(growth_kib), int(size)
+        probe: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+        return probe
 
     # WHEN each is merged
-    small_growth, small_size = run(300)
-    large_growth, large_size = run(3000)
+    small, large = run(300), run(3000)
 
     # THEN the 3,000-page result is ten times larger, but the merge's memory is not
-    assert large_size > 9 * small_size
-    assert large_size > 20 * 1024 * 1024
-    assert large_growth < small_growth + 16 * 1024, (small_growth, large_growth)
+    assert large["result_mb"] > 9 * small["result_mb"]
+    assert large["result_mb"] > 20
+    assert large["rss_growth_mb"] < small["rss_growth_mb"] + 16, (small, large)
 
 
 def test_progress_counts_running_chunks_page_by_page() -> None:
