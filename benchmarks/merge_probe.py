@@ -28,6 +28,17 @@ from idp.chunks import (
 from idp.results import EngineInfo, PageResult, SourceInfo
 
 
+def peak_rss_mb() -> float:
+    """This process's peak RSS. VmHWM where Linux has it: getrusage's ru_maxrss survives exec,
+    so a probe started from a large process would report its parent's size instead."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def main(pages_json: Path, total_pages: int, chunk_pages: int) -> None:
     pages = [PageResult.model_validate(page) for page in json.loads(pages_json.read_text())]
     plan = ChunkPlan(
@@ -48,7 +59,7 @@ def main(pages_json: Path, total_pages: int, chunk_pages: int) -> None:
     engine = EngineInfo(name="paddleocr", version="probe", models=[])
     # Serialize one partial first, so lazy imports and caches count in the baseline.
     PartialResult(job_id="probe", chunk=plan.chunks[0], engine=engine, pages=pages[:1])
-    baseline_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    baseline_mb = peak_rss_mb()
 
     def read(chunk: ChunkSpec) -> PartialResult:
         numbered = [
@@ -63,7 +74,7 @@ def main(pages_json: Path, total_pages: int, chunk_pages: int) -> None:
         write_merged_result(plan, read, out, timings=lambda t: merged_timings(plan, t, merge_ms=0))
         size = out.tell()
     seconds = time.perf_counter() - started
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = peak_rss_mb()
     report = {
         "pages": total_pages,
         "result_mb": round(size / 1e6, 1),

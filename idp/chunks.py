@@ -34,9 +34,11 @@ class ChunkSpec(BaseModel):
     index: int = Field(ge=0)
     first_page: int = Field(ge=1)
     last_page: int = Field(ge=1)
-    # The chunk's own PDF (its pages only) in the results bucket, when the input was split;
+    # The chunk's own PDF (its pages only), when the input was split: a key in the results
+    # bucket (named too, for the VL endpoint, which is sent the chunk and nothing else);
     # None: read pages first..last of the original input.
     part_key: str | None = None
+    part_bucket: str | None = None
 
     @property
     def page_count(self) -> int:
@@ -47,6 +49,24 @@ class ChunkSpec(BaseModel):
         if self.first_page == self.last_page:
             return f"page {self.first_page}"
         return f"pages {self.first_page}-{self.last_page}"
+
+
+@dataclass(frozen=True)
+class ChunkInput:
+    """Where a chunk's pages are read from, and how they are numbered (`ocr_document`'s terms)."""
+
+    bucket: str
+    key: str
+    first_page: int = 1
+    last_page: int | None = None
+    page_offset: int = 0
+
+    @classmethod
+    def of(cls, chunk: ChunkSpec, *, bucket: str, key: str) -> ChunkInput:
+        """The chunk's own PDF when the input was split, else its pages of the input itself."""
+        if chunk.part_key is not None and chunk.part_bucket is not None:
+            return cls(chunk.part_bucket, chunk.part_key, page_offset=chunk.first_page - 1)
+        return cls(bucket, key, first_page=chunk.first_page, last_page=chunk.last_page)
 
 
 def plan_chunks(page_count: int, chunk_pages: int) -> list[ChunkSpec]:
@@ -89,7 +109,7 @@ class ChunkPlan(BaseModel):
     model: str
     lang: str
     source: SourceInfo
-    cache_key: str  # the result cache entry the merged result fills
+    cache_key: str | None  # the result cache entry the merged result fills (None: no cache)
     chunks: list[ChunkSpec]
     split_ms: float = 0.0  # opening, splitting and uploading the chunk inputs
     dispatch_ms: float = 0.0  # invoking the chunks (recorded after the fact, may stay 0)

@@ -6,8 +6,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from idp import names
+
 Point = tuple[float, float]
 Quad = tuple[Point, Point, Point, Point]  # clockwise from top-left, page pixel space
+
+
+def result_key(job_id: str, name: str = names.RESULT_JSON) -> str:
+    """results/<job_id>/<name>: where a job's result files live in the results bucket."""
+    return f"{names.RESULTS_PREFIX}{job_id}/{name}"
 
 
 class Line(BaseModel):

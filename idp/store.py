@@ -431,6 +431,22 @@ class JobStore:
             ),
         )
 
+    def claim_submission(self, job_id: str, *, invocation_id: str) -> bool:
+        """Take the right to submit a whole document to the VL endpoint.
+
+        One invocation submits: its retries (same request id) may submit again, a duplicate
+        delivery of the job's event (another invocation) gets False.
+        """
+        return self._update(
+            job_id,
+            "SET submit_invocation = :inv, updated_at = :now",
+            {":inv": invocation_id, ":now": utc_now(), ":a0": _ACTIVE[0], ":a1": _ACTIVE[1]},
+            condition=(
+                "#s IN (:a0, :a1) AND "
+                "(attribute_not_exists(submit_invocation) OR submit_invocation = :inv)"
+            ),
+        )
+
     def record_fan_out(self, job_id: str, *, timings_ms: Mapping[str, float]) -> bool:
         """What splitting and dispatching the chunks took (the merge adds it to the result)."""
         return self._update(

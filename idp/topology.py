@@ -78,6 +78,7 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
             Env.MAX_INPUT_BYTES,
             Env.CHUNK_PAGES,
             Env.ALLOW_HUB_DOWNLOAD,
+            Env.VL_ENDPOINT_NAME,
         ),
     ),
     Function.COMPLETION: FunctionSpec(

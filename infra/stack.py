@@ -113,6 +113,10 @@ class PaddleIdpStack(Stack):
             for topic, label in wanted
         }
 
+    @property
+    def vl_endpoint_name(self) -> str:
+        return f"{self.stack_name}-vl"
+
     def _shared_environment(self) -> dict[Env, str]:
         """Every value a function may read; each function gets the keys its spec declares."""
         settings = self.settings
@@ -127,8 +131,8 @@ class PaddleIdpStack(Stack):
             Env.ALLOW_HUB_DOWNLOAD: _flag(settings.allow_hub_download),
             Env.VL_ENABLED: _flag(settings.vl_enabled),
             Env.VL_VARIANT_NAME: names.VL_VARIANT_NAME,
-            # Set by _vl_endpoint when the endpoint exists.
-            Env.VL_ENDPOINT_NAME: "",
+            # The processor submits VL jobs to the endpoint, and is built before it.
+            Env.VL_ENDPOINT_NAME: self.vl_endpoint_name if settings.vl_enabled else "",
             Env.VL_SCALE_IN_ALARM_NAME: "",
             Env.DISPATCH_LEASE_SECONDS: str(names.DISPATCH_LEASE_SECONDS),
             Env.STALE_PROCESSING_SECONDS: str(names.STALE_PROCESSING_SECONDS),
@@ -164,7 +168,7 @@ class PaddleIdpStack(Stack):
             self,
             "VlEndpoint",
             repo_root=self._repo_root,
-            endpoint_name=f"{self.stack_name}-vl",
+            endpoint_name=self.vl_endpoint_name,
             instance_type=settings.vl_instance_type,
             environment={
                 Env.MODEL_CACHE_BUCKET.value: storage.model_cache_bucket.bucket_name,
@@ -196,9 +200,12 @@ class PaddleIdpStack(Stack):
         endpoint.scale_in_alarm.node.add_dependency(scale_in_topic.policy)
         storage.grant_read_input(endpoint.execution_role)
         storage.grant_read_vl_manifests(endpoint.execution_role)
+        storage.grant_read_chunk_inputs(endpoint.execution_role)
         storage.grant_write_vl_outcomes(endpoint.execution_role)
         storage.grant_read_model_cache(endpoint.execution_role)
-        self._environment[Env.VL_ENDPOINT_NAME] = endpoint.endpoint_name
+        # The processor plans every VL job: it writes the manifests and starts the inferences.
+        storage.grant_write_vl_manifests(self.processor.role)
+        endpoint.grant_invoke_async(self.processor.role)
         self._environment[Env.VL_SCALE_IN_ALARM_NAME] = endpoint.scale_in_alarm.alarm_name
         return endpoint
 
@@ -218,8 +225,6 @@ class PaddleIdpStack(Stack):
         self.status.grant_job_access(invoker.role)
         self.processor.grant_invoke(invoker.role)
         if self.vl_endpoint is not None:
-            self.storage.grant_write_vl_manifests(invoker.role)
-            self.vl_endpoint.grant_invoke_async(invoker.role)
             self.vl_endpoint.grant_scale(invoker.role)
             # Scaling out 0 -> 1 re-arms the scale-in alarm, so that the next idle period
             # notifies again (an alarm left in ALARM sends nothing).
@@ -245,6 +250,9 @@ class PaddleIdpStack(Stack):
         self.async_failures.grant_dead_lettering(completion.role)
         self.storage.grant_read_vl_outcomes(completion.role)
         self.storage.grant_write_results(completion.role)
+        if self.vl_endpoint is not None:
+            # A chunked VL job's outputs are counted and merged here, like a CPU job's chunks.
+            self.storage.grant_chunk_work(completion.role)
         self.status.grant_job_access(completion.role)
         return completion
 

@@ -211,6 +211,14 @@ class Storage(Construct):
             self._grant_objects(role, self.results_bucket, prefix, ["s3:PutObject"])
         self._data_key.grant_encrypt_decrypt(role)
 
+    def grant_read_chunk_inputs(self, role: iam.Role) -> None:
+        """A large document's per-chunk PDFs (work/<job_id>/chunks/), which the VL endpoint
+        reads for the chunks it is sent."""
+        prefix = f"{names.WORK_PREFIX}*/chunks/"
+        self._grant_objects(role, self.results_bucket, prefix, ["s3:GetObject"])
+        self._grant_list(role, self.results_bucket, prefix)
+        self._data_key.grant_decrypt(role)
+
     def grant_read_model_cache(self, role: iam.Role) -> None:
         self._grant_objects(
             role, self.model_cache_bucket, names.MODEL_CACHE_PREFIX, ["s3:GetObject"]

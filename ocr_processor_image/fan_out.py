@@ -7,8 +7,10 @@ In order, so that a crash anywhere is redone by the retry of this same invocatio
    work/<job_id>/chunks/, so a chunk downloads its own pages only. Other inputs (a multi-page
    TIFF) are read whole by each chunk, which decodes only its own frames;
 3. write work/<job_id>/plan.json: what the merge needs (source facts, the cache key, chunks);
-4. invoke this function asynchronously once per chunk. Lambda runs them in parallel, as many
-   as its concurrency allows; a throttled event waits in Lambda's async queue.
+4. dispatch each chunk: a CPU model's to this function (an async invoke each; Lambda runs them
+   in parallel, as many as its concurrency allows, and a throttled event waits in Lambda's async
+   queue), PaddleOCR-VL's to the endpoint (an async inference each, idp/vl_submit.py; the
+   instance serves several at once and queues the rest).
 """
 
 from __future__ import annotations
@@ -42,22 +44,24 @@ def fan_out(
     *,
     facts: DocumentFacts,
     content_sha256: str,
-    content_key: str,
+    content_key: str | None,
     s3: S3Client,
     store: JobStore,
     settings: ProcessorSettings,
     chunks: ProcessorInvoker,
     invocation_id: str,
     timings: dict[str, float],
+    chunk_pages: int | None = None,
 ) -> JobOutcome:
     """Split `job`'s document into chunks and dispatch them; the job stays PROCESSING."""
     started = time.perf_counter()
-    planned = plan_chunks(facts.page_count, settings.chunk_pages)
+    chunk_pages = chunk_pages or settings.chunk_pages
+    planned = plan_chunks(facts.page_count, chunk_pages)
     if not store.start_chunks(
         job.job_id,
         pages_total=facts.page_count,
         chunks_total=len(planned),
-        chunk_pages=settings.chunk_pages,
+        chunk_pages=chunk_pages,
         invocation_id=invocation_id,
     ):
         logger.info("job %s was fanned out by another invocation or has ended", job.job_id)
@@ -74,7 +78,11 @@ def fan_out(
                     Body=document.extract_pdf_pages(chunk.first_page, chunk.last_page),
                     ContentType="application/pdf",
                 )
-                split.append(chunk.model_copy(update={"part_key": key}))
+                split.append(
+                    chunk.model_copy(
+                        update={"part_key": key, "part_bucket": settings.results_bucket}
+                    )
+                )
         planned = split
     plan = ChunkPlan(
         job_id=job.job_id,
@@ -108,6 +116,6 @@ def fan_out(
         job.job_id,
         facts.page_count,
         len(planned),
-        settings.chunk_pages,
+        chunk_pages,
     )
     return JobOutcome(job_id=job.job_id, status=FANNED_OUT, timings_ms=timings)

@@ -19,6 +19,7 @@ from idp.names import Service
 from idp.ocr.model_cache import ModelCache
 from idp.ocr.paddle_engines import EngineRegistry, EngineSettings, prepare_paddle_environment
 from idp.store import JobStore
+from idp.vl_submit import VlEndpointSubmitter
 from ocr_processor_image.processor import process_job
 from ocr_processor_image.settings import ProcessorSettings
 
@@ -38,6 +39,7 @@ class Runtime:
     store: JobStore
     engines: EngineRegistry
     chunks: ProcessorInvoker | None = None  # this function, for a large document's chunks
+    vl: VlEndpointSubmitter | None = None  # the PaddleOCR-VL endpoint, when deployed
 
 
 _runtime: Runtime | None = None
@@ -65,7 +67,19 @@ def build_runtime(settings: ProcessorSettings | None = None) -> Runtime:
         if settings.function_name
         else None
     )
-    return Runtime(settings=settings, s3=s3, store=JobStore(table), engines=engines, chunks=chunks)
+    vl = (
+        VlEndpointSubmitter(
+            s3=s3,
+            runtime=boto3.client("sagemaker-runtime"),
+            endpoint_name=settings.vl_endpoint_name,
+            results_bucket=settings.results_bucket,
+        )
+        if settings.vl_endpoint_name
+        else None
+    )
+    return Runtime(
+        settings=settings, s3=s3, store=JobStore(table), engines=engines, chunks=chunks, vl=vl
+    )
 
 
 def get_runtime() -> Runtime:
@@ -103,6 +117,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         engines=runtime.engines,
         settings=runtime.settings,
         chunks=runtime.chunks,
+        vl=runtime.vl,
         invocation_id=context.aws_request_id,
         # Held for what is left of this invocation, plus a margin for clock skew.
         lease_seconds=context.get_remaining_time_in_millis() / 1000 + 60,

@@ -10,7 +10,7 @@ from botocore.exceptions import ClientError
 from idp import names
 from idp.errors import InputNotFound, InputTooLarge
 from idp.names import Env
-from idp.results import OcrResult
+from idp.results import OcrResult, result_key
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -36,10 +36,6 @@ class JobOutcome:
         if self.timings_ms:
             out["timings_ms"] = self.timings_ms
         return out
-
-
-def result_key(job_id: str, name: str = names.RESULT_JSON) -> str:
-    return f"{names.RESULTS_PREFIX}{job_id}/{name}"
 
 
 def ms(seconds: float) -> float:

@@ -1,5 +1,8 @@
 """The OCR processor's logic: one dispatched job → result.json (+ result.md) and a final status.
 
+A PaddleOCR-VL job is not run here: it is submitted to the VL endpoint, whole or in chunks
+(vl_plan.py), and the completion handler records its result.
+
 A document of up to one chunk's pages is OCR'd here, in this invocation. A longer one is split
 into page ranges that run as invocations of their own (fan_out.py); each OCRs its range and the
 last to finish merges the partial results (chunk_worker.py).
@@ -21,19 +24,21 @@ from aws_lambda_powertools import Logger
 from idp import names
 from idp.chunks import should_chunk
 from idp.documents import open_document
-from idp.errors import JobError
+from idp.errors import JobError, UnsupportedModel
 from idp.jobs import DispatchedJob, validate_language
 from idp.lambda_invoke import ProcessorInvoker
-from idp.names import JobStatus, Service
+from idp.names import Backend, JobStatus, Service
 from idp.ocr.paddle_engines import EngineRegistry
 from idp.ocr.pipeline import ocr_document
+from idp.result_cache import ResultCache, cache_key
 from idp.results import OcrResult
 from idp.store import JobStore
+from idp.vl_submit import VlEndpointSubmitter
 from ocr_processor_image.chunk_worker import run_chunk
 from ocr_processor_image.fan_out import fan_out
 from ocr_processor_image.outputs import JobOutcome, download_input, ms, write_result
-from ocr_processor_image.result_cache import ResultCache, cache_key
 from ocr_processor_image.settings import ProcessorSettings
+from ocr_processor_image.vl_plan import plan_vl
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -50,6 +55,7 @@ def process_job(
     engines: EngineRegistry,
     settings: ProcessorSettings,
     chunks: ProcessorInvoker | None = None,
+    vl: VlEndpointSubmitter | None = None,
     invocation_id: str | None = None,
     lease_seconds: float | None = None,
 ) -> JobOutcome:
@@ -58,9 +64,20 @@ def process_job(
     `invocation_id` (the Lambda request id, the same across retries of one async event) and
     `lease_seconds` (how long this invocation can run) keep a duplicate delivery of the event
     from OCR-ing the document while this invocation still may. `chunks` invokes this function
-    again for each chunk of a document longer than `settings.chunk_pages`.
+    again for each chunk of a document longer than `settings.chunk_pages`; `vl` submits a
+    PaddleOCR-VL job to its endpoint (whole or in chunks) instead of running it here.
     """
     invocation_id = invocation_id or str(uuid.uuid4())
+    if job.model.backend is Backend.SAGEMAKER:
+        if vl is None:
+            error = UnsupportedModel(f"{job.model.value} is not available in this deployment")
+            store.mark_failed(job.job_id, error)
+            return JobOutcome(
+                job_id=job.job_id, status=JobStatus.FAILED.value, error=error.to_record()
+            )
+        return plan_vl(
+            job, s3=s3, store=store, settings=settings, endpoint=vl, invocation_id=invocation_id
+        )
     if job.chunk is not None:
         return run_chunk(
             job,

@@ -31,6 +31,8 @@ class ProcessorSettings:
     chunk_pages: int = names.DEFAULT_CHUNK_PAGES
     # This function's own name (Lambda sets AWS_LAMBDA_FUNCTION_NAME): chunks invoke it.
     function_name: str | None = None
+    # The PaddleOCR-VL endpoint this function submits VL jobs to (None: VL disabled).
+    vl_endpoint_name: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ProcessorSettings:
@@ -48,4 +50,5 @@ class ProcessorSettings:
             cpu_threads=int(env.get(ProcessorEnv.CPU_THREADS) or defaults.cpu_threads),
             chunk_pages=int(env.get(Env.CHUNK_PAGES) or names.DEFAULT_CHUNK_PAGES),
             function_name=env.get("AWS_LAMBDA_FUNCTION_NAME") or None,
+            vl_endpoint_name=env.get(Env.VL_ENDPOINT_NAME) or None,
         )

@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING, Any, Final
 from botocore.exceptions import ClientError
 from pydantic import ValidationError
 
+from idp.chunks import ChunkInput
 from idp.errors import (
     EmptyInput,
     InputNotFound,
     InputTooLarge,
     InvalidMessage,
+    TooManyPages,
     UnsupportedModel,
 )
 from idp.jobs import DispatchedJob, validate_language
@@ -101,7 +103,21 @@ def run_job(
     lease_timeout_s: float | None = None,
 ) -> OcrResult:
     started = time.perf_counter()
-    data = fetch_document(s3, bucket=job.bucket, key=job.key, max_bytes=settings.max_input_bytes)
+    # A chunk of a large document (planned by the OCR processor) reads its own PDF, or its
+    # pages of the input; the page limit applies to the pages this invocation reads.
+    source = ChunkInput(job.bucket, job.key)
+    max_pages = settings.max_pages
+    if job.chunk is not None:
+        if job.chunk.page_count > settings.max_pages:
+            raise TooManyPages(
+                f"chunk {job.chunk.label} has {job.chunk.page_count} pages; this endpoint takes "
+                f"at most {settings.max_pages} per invocation"
+            )
+        source = ChunkInput.of(job.chunk, bucket=job.bucket, key=job.key)
+        max_pages = max(settings.max_pages, source.last_page or 0)
+    data = fetch_document(
+        s3, bucket=source.bucket, key=source.key, max_bytes=settings.max_input_bytes
+    )
     fetched = time.perf_counter()
     with runtime.pool.lease(timeout_s=lease_timeout_s) as engine:
         leased = time.perf_counter()
@@ -109,8 +125,11 @@ def run_job(
             data,
             engine=engine,
             options=job.options,
-            max_pages=settings.max_pages,
+            max_pages=max_pages,
             page_batch=settings.page_batch,
+            first_page=source.first_page,
+            last_page=source.last_page,
+            page_offset=source.page_offset,
         )
     timings = {
         "fetch": _ms(fetched - started),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 import uuid
@@ -33,7 +34,7 @@ from idp.local.functions import Invocation, LocalFunction
 from idp.local.resources import LocalResources
 from idp.local.service_api import ApiError, LocalServiceApi
 from idp.local.vl_endpoint import VlEndpointSimulator
-from idp.names import Env, JobStatus
+from idp.names import Env, JobStatus, ProcessorEnv
 from idp.topology import FUNCTIONS, PROCESSOR_ON_FAILURE_TOPIC, Function, Topic
 
 logger = logging.getLogger("idp.local")
@@ -67,6 +68,12 @@ class LocalSettings(BaseModel):
     chunk_pages: int = Field(default=names.DEFAULT_CHUNK_PAGES, ge=0)  # 0: never chunk
     faults: Faults = Field(default_factory=Faults)
     quiet_functions: bool = False  # functions log warnings only and emit no metric lines
+
+    @property
+    def processor_cpu_threads(self) -> int:
+        """Inference threads per processor environment: this machine's cores, shared."""
+        cores = len(os.sched_getaffinity(0))
+        return max(1, cores // self.processor_concurrency)
 
 
 @dataclass
@@ -180,6 +187,10 @@ class LocalRuntime:
                 env |= {"POWERTOOLS_LOG_LEVEL": "WARNING", "POWERTOOLS_METRICS_DISABLED": "true"}
             concurrency = 1
             timeout = float(spec.timeout_seconds)
+            if function is Function.PROCESSOR:
+                # Each Lambda environment has vCPUs of its own; here the environments share this
+                # machine's cores, so each gets its share of them instead of oversubscribing.
+                env[ProcessorEnv.CPU_THREADS] = str(settings.processor_cpu_threads)
             if function is Function.PROCESSOR and settings.processor_image:
                 # The image brings its own /tmp, HOME and PaddleX settings, as on Lambda.
                 self.functions[function] = self._container_function(env, settings.processor_image)

@@ -88,6 +88,7 @@ class VlEndpointSimulator:
         self._instances = 0
         self._threads: list[threading.Thread] = []
         self.starts = 0  # how many times the container was started (tests read it)
+        self.peak_in_flight = 0  # the most invocations the instance ran at once
         self._log_path = settings.work_dir / "vl-container.log"
         self._throttles = FaultCounter(settings.faults.endpoint_invoke_throttles)
         self._inference_errors = FaultCounter(settings.faults.vl_inference_errors)
@@ -294,6 +295,7 @@ class VlEndpointSimulator:
                     return
                 item = self._pending.popleft()
                 self._in_flight += 1
+                self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
                 start_error = self._start_error
             try:
                 self._run_one(item, start_error, s3, sns)

@@ -45,12 +45,23 @@ def completion_recorder() -> CompletionRecorder:
     )
 
 
-def handle_event(event: dict[str, Any], recorder: CompletionRecorder) -> dict[str, Any]:
-    """Every SNS record of the event, in order; returns what happened to each job."""
-    outcomes = [recorder.handle_message(record.sns.message) for record in SNSEvent(event).records]
+def handle_event(
+    event: dict[str, Any], recorder: CompletionRecorder, *, invocation_id: str | None = None
+) -> dict[str, Any]:
+    """Every SNS record of the event, in order; returns what happened to each job.
+
+    `invocation_id` is the Lambda request id, which a retry of the same event keeps.
+    """
+    outcomes = [
+        recorder.handle_message(
+            record.sns.message,
+            invocation_id=f"{invocation_id}:{index}" if invocation_id else None,
+        )
+        for index, record in enumerate(SNSEvent(event).records)
+    ]
     return {"outcomes": [asdict(outcome) for outcome in outcomes]}
 
 
 @logger.inject_lambda_context(clear_state=True)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return handle_event(event, completion_recorder())
+    return handle_event(event, completion_recorder(), invocation_id=context.aws_request_id)

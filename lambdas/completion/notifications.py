@@ -63,6 +63,11 @@ class AsyncInferenceNotification(_Lenient):
         return self.response.output_location
 
     @property
+    def input_location(self) -> str | None:
+        """The manifest the inference read: for a chunk of a large document, it names the chunk."""
+        return self.request.input_location
+
+    @property
     def failure_location(self) -> str | None:
         # Documented under responseParameters; some senders put it at the top level.
         return self.response.failure_location or self.top_level_failure_location

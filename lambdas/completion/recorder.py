@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -19,10 +20,13 @@ from botocore.exceptions import ClientError
 from pydantic import ValidationError
 
 from idp import names
+from idp.chunks import PartialResult
 from idp.errors import InferenceFailure, JobError, ProcessorCrashed, error_from_code
+from idp.fan_in import FanIn
 from idp.names import JobStatus, Metric
-from idp.results import OcrResult
+from idp.results import OcrResult, result_key
 from idp.store import JobStore
+from idp.vl_submit import ChunkManifest, chunk_of_manifest
 from lambdas.common.aws import error_code, parse_s3_uri, s3_uri
 from lambdas.common.telemetry import Telemetry
 from lambdas.completion.notifications import (
@@ -43,6 +47,7 @@ _MAX_REASON_CHARS = 1000
 class Completion(StrEnum):
     COMPLETED = "completed"
     FAILED = "failed"
+    CHUNK_COUNTED = "chunk-counted"  # one chunk of a large document; others still running
     ALREADY_FINISHED = "already-finished"  # a duplicate or late notification: nothing changed
     UNKNOWN_JOB = "unknown-job"
     IGNORED = "ignored"  # a message of neither known shape
@@ -72,9 +77,16 @@ class CompletionRecorder:
         self._results_bucket = results_bucket
         self._telemetry = telemetry
         self._logger = logger
+        self._fan_in = FanIn(s3=s3, store=store, bucket=results_bucket)
 
-    def handle_message(self, message: str) -> CompletionOutcome:
-        """One SNS message. AWS errors propagate so Lambda's async retries try it again."""
+    def handle_message(
+        self, message: str, *, invocation_id: str | None = None
+    ) -> CompletionOutcome:
+        """One SNS message. AWS errors propagate so Lambda's async retries try it again.
+
+        `invocation_id` (the Lambda request id, the same across retries of one event) lets the
+        retry of a merge that crashed take its lease back at once.
+        """
         notification = parse_notification(message)
         if notification is None:
             self._telemetry.count(Metric.IGNORED_NOTIFICATIONS)
@@ -84,6 +96,12 @@ class CompletionRecorder:
             )
             return CompletionOutcome(Completion.IGNORED)
         if isinstance(notification, AsyncInferenceNotification):
+            chunk = chunk_of_manifest(notification.input_location)
+            if chunk is not None:
+                with self._logger.append_context_keys(job_id=chunk.job_id, chunk=chunk.chunk_index):
+                    return self.record_chunk_outcome(
+                        notification, chunk, invocation_id=invocation_id or str(uuid.uuid4())
+                    )
             with self._logger.append_context_keys(job_id=notification.inference_id):
                 if notification.succeeded:
                     return self.record_inference_result(notification)
@@ -123,16 +141,16 @@ class CompletionRecorder:
         if isinstance(parsed, JobError):
             return self._fail(job_id, parsed, inference_output=notification.output_location)
         result = self._normalize(parsed, job=job, notification=notification)
-        result_key = f"{names.RESULTS_PREFIX}{job_id}/{names.RESULT_JSON}"
+        json_key = result_key(job_id)
         self._s3.put_object(
             Bucket=self._results_bucket,
-            Key=result_key,
+            Key=json_key,
             Body=result.model_dump_json(indent=2).encode(),
             ContentType="application/json",
         )
         extra: dict[str, Any] = {}
         if result.markdown is not None:
-            markdown_key = f"{names.RESULTS_PREFIX}{job_id}/{names.RESULT_MD}"
+            markdown_key = result_key(job_id, names.RESULT_MD)
             self._s3.put_object(
                 Bucket=self._results_bucket,
                 Key=markdown_key,
@@ -142,7 +160,7 @@ class CompletionRecorder:
             extra["markdown_uri"] = s3_uri(self._results_bucket, markdown_key)
         completed = self._store.mark_completed(
             job_id,
-            result_uri=s3_uri(self._results_bucket, result_key),
+            result_uri=s3_uri(self._results_bucket, json_key),
             page_count=len(result.pages),
             timings_ms=result.timings_ms,
             engine=result.engine.model_dump(mode="json"),
@@ -184,6 +202,13 @@ class CompletionRecorder:
         job = self._active_job(job_id)
         if isinstance(job, CompletionOutcome):
             return job
+        error, fields = self._inference_error(notification)
+        return self._fail(job_id, error, **fields)
+
+    def _inference_error(
+        self, notification: AsyncInferenceNotification
+    ) -> tuple[JobError, dict[str, Any]]:
+        """The error a failed inference stands for, and what the job record keeps about it."""
         body = self._read(notification.failure_location) if notification.failure_location else None
         reason = notification.failure_reason or f"invocation {notification.invocation_status}"
         error = _reported_error(body) or _reported_error(reason.encode())
@@ -192,7 +217,60 @@ class CompletionRecorder:
         fields: dict[str, Any] = {"failure_reason": reason[:_MAX_REASON_CHARS]}
         if notification.failure_location:
             fields["failure_uri"] = notification.failure_location
-        return self._fail(job_id, error, **fields)
+        return error, fields
+
+    # -- SageMaker chunk of a large document ----------------------------------------------------
+    def record_chunk_outcome(
+        self,
+        notification: AsyncInferenceNotification,
+        ref: ChunkManifest,
+        *,
+        invocation_id: str,
+    ) -> CompletionOutcome:
+        """Count one chunk's output once (idp/fan_in.py) and merge when it is the last; a
+        failed chunk fails the job, naming its pages."""
+        job_id = ref.job_id
+        job = self._active_job(job_id)
+        if isinstance(job, CompletionOutcome):
+            return job
+        chunk = self._fan_in.read_plan(job_id).chunks[ref.chunk_index]
+        where = {"failed_pages": chunk.label}
+        if not notification.succeeded:
+            error, fields = self._inference_error(notification)
+            return self._fail(job_id, error, **fields, **where)
+        body = self._read(notification.output_location) if notification.output_location else None
+        if body is None:
+            missing = InferenceFailure(
+                f"the VL endpoint's output for {chunk.label} is missing "
+                f"({notification.output_location or 'no output location'})"
+            )
+            return self._fail(job_id, missing, **where)
+        parsed = _parse_output(body)
+        if isinstance(parsed, JobError):
+            return self._fail(
+                job_id, parsed, inference_output=notification.output_location, **where
+            )
+        counted = self._fan_in.commit(
+            PartialResult(
+                job_id=job_id,
+                chunk=chunk,
+                engine=parsed.engine,
+                pages=parsed.pages,
+                timings_ms=parsed.timings_ms,
+            )
+        )
+        merged = self._fan_in.merge_if_complete(
+            job_id,
+            counted or job,
+            invocation_id=invocation_id,
+            lease_seconds=names.COMPLETION_TIMEOUT_SECONDS + 60,
+        )
+        if merged is None:
+            self._logger.info("chunk counted", extra={"pages": chunk.label})
+            return CompletionOutcome(Completion.CHUNK_COUNTED, job_id)
+        self._telemetry.count(Metric.JOBS_COMPLETED, model=str(job.get("model", "")))
+        self._logger.info("job completed from its chunks", extra={"pages": merged.pages})
+        return CompletionOutcome(Completion.COMPLETED, job_id)
 
     # -- processor crash ------------------------------------------------------------------------
     def record_processor_failure(

@@ -1,31 +1,27 @@
-"""Where a validated job goes: the PaddleOCR-VL async endpoint (the OCR processor Lambda is
-invoked through idp.lambda_invoke, which the processor's own fan-out shares)."""
+"""Capacity for a PaddleOCR-VL job: the endpoint scaled out from zero before its job is planned.
+
+The job itself then goes to the OCR processor, like a CPU job: the processor opens the document,
+counts its pages and submits it to the endpoint whole or in chunks (idp/vl_submit.py). The
+invoker cannot count pages (it never downloads a document), so it only makes sure capacity is
+coming.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from idp import names
-from idp.jobs import DispatchedJob
-from lambdas.common.alarms import AlarmRearm
-from lambdas.common.aws import s3_uri
 from lambdas.common.endpoint import EndpointCapacity, ScaleResult, VariantState
 
 if TYPE_CHECKING:
-    from mypy_boto3_s3 import S3Client
-    from mypy_boto3_sagemaker_runtime import SageMakerRuntimeClient
+    from lambdas.common.alarms import AlarmRearm
 
 
 @dataclass(frozen=True)
-class VlSubmission:
-    """What the job record keeps about an accepted asynchronous inference."""
+class VlScaleOut:
+    """What the invoker did to the endpoint's capacity for one job."""
 
-    inference_id: str
-    manifest_uri: str
-    output_location: str
-    failure_location: str | None
-    scale_out: ScaleResult
+    result: ScaleResult
     capacity_before: VariantState
 
 
@@ -34,26 +30,17 @@ class EndpointUnavailable(RuntimeError):
 
 
 class VlEndpointDispatcher:
-    """Scales the VL endpoint out from zero when needed, then submits the job's manifest.
+    """Scales the VL endpoint out from zero when needed; idempotent.
 
-    The manifest (the `DispatchedJob` JSON) goes to the results bucket under
-    `sagemaker/manifests/<job_id>.json`; the inference id is the job id, which is how the
-    completion handler finds the job again.
+    No call when the variant already has an instance or the endpoint is changing (a scale-in in
+    flight is caught by the backlog step scaling). Going 0 → 1, the scale-in alarm is re-armed
+    first (lambdas/common/alarms.py).
     """
 
     def __init__(
-        self,
-        *,
-        s3: S3Client,
-        runtime: SageMakerRuntimeClient,
-        capacity: EndpointCapacity,
-        results_bucket: str,
-        scale_in_alarm: AlarmRearm | None = None,
+        self, *, capacity: EndpointCapacity, scale_in_alarm: AlarmRearm | None = None
     ) -> None:
-        self._s3 = s3
-        self._runtime = runtime
         self._capacity = capacity
-        self._results_bucket = results_bucket
         self._scale_in_alarm = scale_in_alarm
 
     @property
@@ -66,35 +53,10 @@ class VlEndpointDispatcher:
                 f"{self._capacity.endpoint_name} is scaling out from 0 to 1 instance"
             )
 
-    def submit(self, job: DispatchedJob) -> VlSubmission:
-        # Scale-out is idempotent: no call when the variant already has an instance or the
-        # endpoint is changing (a scale-in in flight is caught by the backlog step scaling).
-        # Going 0 → 1, the scale-in alarm is re-armed first (lambdas/common/alarms.py).
-        scale_out, state = self._capacity.scale_out(before_change=self._rearm_scale_in_alarm)
-        if scale_out is ScaleResult.UNAVAILABLE:
+    def ensure_capacity(self) -> VlScaleOut:
+        result, state = self._capacity.scale_out(before_change=self._rearm_scale_in_alarm)
+        if result is ScaleResult.UNAVAILABLE:
             raise EndpointUnavailable(
                 f"VL endpoint {self._capacity.endpoint_name} is {state.endpoint_status}"
             )
-        manifest_key = f"{names.VL_MANIFEST_PREFIX}{job.job_id}.json"
-        self._s3.put_object(
-            Bucket=self._results_bucket,
-            Key=manifest_key,
-            Body=job.model_dump_json().encode(),
-            ContentType="application/json",
-        )
-        manifest_uri = s3_uri(self._results_bucket, manifest_key)
-        response = self._runtime.invoke_endpoint_async(
-            EndpointName=self._capacity.endpoint_name,
-            InputLocation=manifest_uri,
-            ContentType="application/json",
-            InferenceId=job.job_id,
-            InvocationTimeoutSeconds=names.VL_INVOCATION_TIMEOUT_SECONDS,
-        )
-        return VlSubmission(
-            inference_id=response.get("InferenceId") or job.job_id,
-            manifest_uri=manifest_uri,
-            output_location=response["OutputLocation"],
-            failure_location=response.get("FailureLocation"),
-            scale_out=scale_out,
-            capacity_before=state,
-        )
+        return VlScaleOut(result=result, capacity_before=state)

@@ -52,14 +52,11 @@ def job_router() -> JobRouter:
     vl: VlEndpointDispatcher | None = None
     if config.vl_enabled and config.vl_endpoint_name:
         vl = VlEndpointDispatcher(
-            s3=s3,
-            runtime=boto3.client("sagemaker-runtime", config=CLIENT_CONFIG),
             capacity=EndpointCapacity(
                 boto3.client("sagemaker", config=CLIENT_CONFIG),
                 endpoint_name=config.vl_endpoint_name,
                 variant_name=config.vl_variant_name,
             ),
-            results_bucket=config.results_bucket,
             scale_in_alarm=(
                 AlarmRearm(
                     boto3.client("cloudwatch", config=CLIENT_CONFIG),

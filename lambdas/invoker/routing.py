@@ -7,8 +7,9 @@ Per message: read it (`idp.jobs.read_message`), then for each job it names:
    default); the job id is the explicit one or derived from the object version;
 2. record: `JobStore.create` writes QUEUED (False on a redelivery, which is fine);
 3. claim: `JobStore.claim_dispatch` lets exactly one delivery dispatch; the others stop here;
-4. dispatch: PP-OCRv5 / PP-StructureV3 → async invoke of the processor; PaddleOCR-VL →
-   scale-out from zero + `InvokeEndpointAsync`; then `record_dispatch` confirms.
+4. dispatch: an async invoke of the processor, which runs PP-OCRv5 / PP-StructureV3 itself and
+   submits PaddleOCR-VL to the endpoint (whole or in chunks: it can count pages); a VL job
+   first scales the endpoint out from zero. Then `record_dispatch` confirms.
 
 Outcomes, by kind of error:
 - a user error (`JobError`) ends the job FAILED at once and the message is done: a retry
@@ -267,25 +268,23 @@ class JobRouter:
         return JobOutcome(job.job_id, Disposition.DISPATCHED)
 
     def _dispatch(self, job: DispatchedJob) -> dict[str, Any]:
-        if job.model.backend is Backend.LAMBDA:
+        if job.model.backend is Backend.SAGEMAKER:
+            if self._vl is None:  # admission already rejected this; kept for type narrowing
+                raise UnsupportedModel(f"{job.model.value} is not available in this deployment")
+            # Capacity first (minutes to come up from zero); the processor then counts the
+            # document's pages and submits it to the endpoint, whole or in chunks.
+            scale_out = self._vl.ensure_capacity()
+            if scale_out.result is ScaleResult.CHANGED:
+                self._telemetry.count(Metric.ENDPOINT_SCALE_OUT)
+                self._logger.info("VL endpoint scaled out from zero to one instance")
             self._processor.invoke_async(job)
-            return {"dispatch_target": self._processor.target}
-        if self._vl is None:  # admission already rejected this; kept for type narrowing
-            raise UnsupportedModel(f"{job.model.value} is not available in this deployment")
-        submission = self._vl.submit(job)
-        if submission.scale_out is ScaleResult.CHANGED:
-            self._telemetry.count(Metric.ENDPOINT_SCALE_OUT)
-            self._logger.info("VL endpoint scaled out from zero to one instance")
-        facts: dict[str, Any] = {
-            "dispatch_target": self._vl.target,
-            "inference_id": submission.inference_id,
-            "manifest_uri": submission.manifest_uri,
-            "output_location": submission.output_location,
-            "endpoint_scale_out": submission.scale_out.value,
-        }
-        if submission.failure_location:
-            facts["failure_location"] = submission.failure_location
-        return facts
+            return {
+                "dispatch_target": self._processor.target,
+                "vl_endpoint": self._vl.target,
+                "endpoint_scale_out": scale_out.result.value,
+            }
+        self._processor.invoke_async(job)
+        return {"dispatch_target": self._processor.target}
 
     def _give_back_claim(self, job_id: str, cause: BaseException) -> None:
         try:

@@ -124,13 +124,9 @@ def test_invoker_reads_inputs_routes_jobs_and_scales_the_endpoint(
         | {("s3:ListBucket", arns.input)}
         | arns.job_store()
         | {("lambda:InvokeFunction", processor)}
-        | {("s3:PutObject", f"{arns.results}/{names.VL_MANIFEST_PREFIX}*")}
+        # VL jobs go to the processor too (it submits them); the invoker only scales out.
         | pairs(
-            (
-                "sagemaker:DescribeEndpoint",
-                "sagemaker:InvokeEndpointAsync",
-                "sagemaker:UpdateEndpointWeightsAndCapacities",
-            ),
+            ("sagemaker:DescribeEndpoint", "sagemaker:UpdateEndpointWeightsAndCapacities"),
             arns.endpoint,
         )
         # Scaling out re-arms the scale-in alarm, and only that alarm.
@@ -162,6 +158,9 @@ def test_processor_reads_inputs_writes_results_and_caches_models(
         )
         | {("s3:ListBucket", arns.models)}
         | arns.job_store()
+        # PaddleOCR-VL jobs: their manifests, and the async inference of each (or each chunk).
+        | {("s3:PutObject", f"{arns.results}/{names.VL_MANIFEST_PREFIX}*")}
+        | {("sagemaker:InvokeEndpointAsync", arns.endpoint)}
     )
 
 
@@ -183,6 +182,11 @@ def test_completion_handler_reads_vl_outcomes_and_writes_results(
         | {("s3:ListBucket", arns.results)}
         | {("s3:PutObject", f"{arns.results}/{names.RESULTS_PREFIX}*")}
         | arns.job_store()
+        # A chunked VL job's partials are counted, merged and deleted here.
+        | pairs(
+            ("s3:GetObject", "s3:PutObject", "s3:DeleteObject"),
+            f"{arns.results}/{names.WORK_PREFIX}*",
+        )
     )
 
 
@@ -228,6 +232,9 @@ def test_vl_execution_role_is_least_privilege(full: Synthesized, arns: Arns) -> 
         | pairs(("s3:GetObject", "s3:GetObjectVersion"), f"{arns.input}/*")
         | {("s3:ListBucket", arns.input)}
         | {("s3:GetObject", f"{arns.results}/{names.VL_MANIFEST_PREFIX}*")}
+        # The per-chunk PDFs of a large document, and only those.
+        | {("s3:GetObject", f"{arns.results}/{names.WORK_PREFIX}*/chunks/*")}
+        | {("s3:ListBucket", arns.results)}
         | pairs(
             ("s3:PutObject",),
             f"{arns.results}/{names.VL_OUTPUT_PREFIX}*",
@@ -247,26 +254,32 @@ def test_prefix_listing_is_limited_to_its_prefix(full: Synthesized) -> None:
     assert prefixes == {
         f"{names.RESULTS_PREFIX}*",
         f"{names.WORK_PREFIX}*",
+        f"{names.WORK_PREFIX}*/chunks/*",
         f"{names.MODEL_CACHE_PREFIX}*",
         f"{names.VL_OUTPUT_PREFIX}*",
         f"{names.VL_FAILURE_PREFIX}*",
     }
 
 
-def test_completion_handler_lists_only_the_vl_outcome_prefixes(
+def test_completion_handler_lists_only_the_vl_outcome_and_work_prefixes(
     full: Synthesized, arns: Arns
 ) -> None:
     role_id, _, _ = arns.function(Function.COMPLETION)
-    (statement,) = [
-        statement
+    conditions = [
+        statement["Condition"]
         for policy in full.of_type("AWS::IAM::Policy").values()
         if {"Ref": role_id} in policy["Properties"]["Roles"]
         for statement in iter_statements(policy["Properties"]["PolicyDocument"])
         if statement["Action"] == "s3:ListBucket"
     ]
-    assert statement["Condition"] == {
-        "StringLike": {"s3:prefix": [f"{names.VL_OUTPUT_PREFIX}*", f"{names.VL_FAILURE_PREFIX}*"]}
-    }
+    assert conditions == [
+        {
+            "StringLike": {
+                "s3:prefix": [f"{names.VL_OUTPUT_PREFIX}*", f"{names.VL_FAILURE_PREFIX}*"]
+            }
+        },
+        {"StringLike": {"s3:prefix": [f"{names.WORK_PREFIX}*"]}},
+    ]
 
 
 def test_metrics_may_only_be_put_into_the_pipeline_namespaces(full: Synthesized) -> None:

@@ -655,27 +655,45 @@ EDGES: Final[tuple[Row, ...]] = (
         vl_only=True,
     ),
     Row(
-        edge="Invoker -> VL endpoint (scale-out 0->1, manifest, InvokeEndpointAsync)",
+        edge="Invoker -> VL endpoint (scale-out 0->1)",
+        covers=lambda d: [],
+        identity=lambda d: calls(
+            d.role(Function.INVOKER),
+            ("sagemaker:DescribeEndpoint", "sagemaker:UpdateEndpointWeightsAndCapacities"),
+            d.arn(d.endpoint),
+        ),
+        resource="n/a: SageMaker endpoints have no resource policy",
+        key=NO_KEY_DATA,
+        vl_only=True,
+    ),
+    Row(
+        edge="OCR processor -> VL endpoint (manifest, InvokeEndpointAsync per document or chunk)",
         covers=lambda d: [],
         identity=lambda d: [
             *calls(
-                d.role(Function.INVOKER),
-                (
-                    "sagemaker:DescribeEndpoint",
-                    "sagemaker:UpdateEndpointWeightsAndCapacities",
-                    "sagemaker:InvokeEndpointAsync",
-                ),
-                d.arn(d.endpoint),
+                d.role(Function.PROCESSOR), ("sagemaker:InvokeEndpointAsync",), d.arn(d.endpoint)
             ),
             *calls(
-                d.role(Function.INVOKER),
+                d.role(Function.PROCESSOR),
                 ("s3:PutObject",),
-                d.object_arn("Results", f"{names.VL_MANIFEST_PREFIX}job-1.json"),
+                d.object_arn("Results", f"{names.VL_MANIFEST_PREFIX}job-1/chunk-00003.json"),
             ),
         ],
         resource="n/a: SageMaker endpoints have no resource policy; the bucket policy only "
         "denies non-TLS requests",
-        key=lambda d: calls(d.role(Function.INVOKER), ENCRYPT, d.key),
+        key=lambda d: calls(d.role(Function.PROCESSOR), ENCRYPT, d.key),
+        vl_only=True,
+    ),
+    Row(
+        edge="Completion handler -> a chunked VL job's partials (count, merge, delete)",
+        covers=lambda d: [],
+        identity=lambda d: calls(
+            d.role(Function.COMPLETION),
+            ("s3:GetObject", "s3:PutObject", "s3:DeleteObject"),
+            d.object_arn("Results", f"{names.WORK_PREFIX}job-1/parts/00003.json"),
+        ),
+        resource=SAME_ACCOUNT_ROLE,
+        key=lambda d: calls(d.role(Function.COMPLETION), ENCRYPT, d.key),
         vl_only=True,
     ),
     Row(
@@ -690,7 +708,7 @@ EDGES: Final[tuple[Row, ...]] = (
         vl_only=True,
     ),
     Row(
-        edge="SageMaker container -> input, manifests and model cache (reads)",
+        edge="SageMaker container -> input, manifests, chunk PDFs and model cache (reads)",
         covers=lambda d: [],
         identity=lambda d: [
             *calls(d.execution_role, ("s3:GetObject",), d.object_arn("Input", "input/a.pdf")),
@@ -698,6 +716,11 @@ EDGES: Final[tuple[Row, ...]] = (
                 d.execution_role,
                 ("s3:GetObject",),
                 d.object_arn("Results", f"{names.VL_MANIFEST_PREFIX}job-1.json"),
+            ),
+            *calls(
+                d.execution_role,
+                ("s3:GetObject",),
+                d.object_arn("Results", f"{names.WORK_PREFIX}job-1/chunks/00003.pdf"),
             ),
             *calls(
                 d.execution_role,

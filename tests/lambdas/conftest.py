@@ -76,13 +76,7 @@ def make_router(aws: EmulatedAws, processor_runs: RecordingProcessorInvoker) -> 
         logger: Logger = TEST_LOGGER,
     ) -> JobRouter:
         vl = (
-            VlEndpointDispatcher(
-                s3=aws.s3,
-                runtime=aws.runtime,
-                capacity=aws.capacity(),
-                results_bucket=RESULTS_BUCKET,
-                scale_in_alarm=scale_in_alarm,
-            )
+            VlEndpointDispatcher(capacity=aws.capacity(), scale_in_alarm=scale_in_alarm)
             if vl_enabled
             else None
         )

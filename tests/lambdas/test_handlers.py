@@ -98,7 +98,7 @@ def test_invoker_handles_the_sample_direct_message_and_test_event(
     assert [job["job_id"] for job in deployed.store.list_all()] == ["contract-2026-001"]
 
 
-def test_invoker_routes_a_vl_job_to_the_endpoint(
+def test_invoker_scales_the_endpoint_out_and_hands_a_vl_job_to_the_processor(
     deployed: EmulatedAws, lambda_context: Any
 ) -> None:
     # GIVEN VL enabled, the endpoint at zero and a PaddleOCR-VL upload
@@ -111,10 +111,11 @@ def test_invoker_routes_a_vl_job_to_the_endpoint(
     # WHEN the invoker runs
     response = invoker_handler.lambda_handler(sqs_event(body), lambda_context)
 
-    # THEN the endpoint is scaling out and the job holds its inference id
+    # THEN the endpoint is scaling out and the processor was started to plan the job
     assert response["batchItemFailures"] == []
     [job] = deployed.store.list_all()
-    assert job["inference_id"] == job["job_id"]
+    assert job["dispatch_target"].startswith("lambda:")
+    assert job["vl_endpoint"].startswith("sagemaker:")
     assert deployed.vl_instances() == 1
 
 

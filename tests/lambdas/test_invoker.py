@@ -111,7 +111,7 @@ def test_language_comes_from_the_objects_metadata_when_the_message_has_none(
     assert processor_runs.events[0].lang == "japan"
 
 
-def test_vl_job_scales_the_endpoint_out_from_zero_and_submits_its_manifest(
+def test_vl_job_scales_the_endpoint_out_from_zero_and_goes_to_the_processor_to_be_planned(
     aws: EmulatedAws, make_router: RouterFactory, processor_runs: RecordingProcessorInvoker
 ) -> None:
     # GIVEN the VL endpoint scaled in to zero instances
@@ -121,23 +121,23 @@ def test_vl_job_scales_the_endpoint_out_from_zero_and_submits_its_manifest(
     # WHEN a PaddleOCR-VL job arrives
     [outcome] = make_router().handle_message(direct("scan.pdf", model="PaddleOCR-VL"))
 
-    # THEN the endpoint wants one instance, the manifest is in S3 and the job records the request
+    # THEN the endpoint wants one instance, and the processor (which can count the document's
+    # pages) gets the job to submit it to the endpoint, whole or in chunks
     assert aws.vl_instances() == 1
     job = aws.job(outcome.job_id)
     assert job["status"] == JobStatus.QUEUED
     assert job["backend"] == "sagemaker"
-    assert job["inference_id"] == outcome.job_id
     assert job["endpoint_scale_out"] == "changed"
-    manifest_key = f"{names.VL_MANIFEST_PREFIX}{outcome.job_id}.json"
-    assert job["manifest_uri"] == f"s3://{RESULTS_BUCKET}/{manifest_key}"
-    assert job["output_location"].startswith("s3://")
-    manifest = DispatchedJob.model_validate_json(aws.object_text(RESULTS_BUCKET, manifest_key))
-    assert (manifest.job_id, manifest.key, manifest.model) == (
+    assert job["dispatch_target"] == processor_runs.target
+    assert job["vl_endpoint"] == f"sagemaker:{VL_ENDPOINT}"
+    [event] = processor_runs.events
+    assert (event.job_id, event.key, event.model) == (
         outcome.job_id,
         "scan.pdf",
         names.OcrModel.PADDLEOCR_VL,
     )
-    assert processor_runs.events == []
+    listed = aws.s3.list_objects_v2(Bucket=RESULTS_BUCKET, Prefix=names.VL_MANIFEST_PREFIX)
+    assert listed.get("KeyCount") == 0
 
 
 def test_scaling_out_from_zero_re_arms_the_scale_in_alarm(
@@ -194,11 +194,11 @@ def test_vl_job_leaves_an_endpoint_with_one_instance_alone(
     # WHEN a PaddleOCR-VL job arrives
     [outcome] = make_router().handle_message(direct("scan.pdf", model="vl"))
 
-    # THEN no scaling was requested and the job was still submitted
+    # THEN no scaling was requested and the job still went on to be planned
     assert aws.vl_instances() == 1
     job = aws.job(outcome.job_id)
     assert job["endpoint_scale_out"] == "already"
-    assert job["inference_id"] == outcome.job_id
+    assert "dispatch_confirmed_at" in job
 
 
 def test_vl_job_while_the_endpoint_is_updating_is_submitted_without_a_scaling_call(
@@ -212,10 +212,10 @@ def test_vl_job_while_the_endpoint_is_updating_is_submitted_without_a_scaling_ca
     # WHEN a PaddleOCR-VL job arrives
     [outcome] = make_router().handle_message(direct("scan.pdf", model="PaddleOCR-VL"))
 
-    # THEN the request is queued at the endpoint and its capacity is left to the running update
+    # THEN the job goes on to be planned and the capacity is left to the running update
     job = aws.job(outcome.job_id)
     assert job["endpoint_scale_out"] == "updating"
-    assert job["inference_id"] == outcome.job_id
+    assert "dispatch_confirmed_at" in job
     assert aws.vl_instances() == 0
 
 
@@ -554,16 +554,6 @@ def test_throttled_processor_invoke_is_retried_through_sqs_and_then_dispatched(
             "Rate exceeded",
             id="describe-throttled",
         ),
-        pytest.param(
-            "runtime",
-            "InvokeEndpointAsync",
-            "ThrottlingException",
-            "Rate exceeded",
-            id="invoke-throttled",
-        ),
-        pytest.param(
-            "s3", "PutObject", "SlowDown", "Please reduce your request rate", id="manifest-slowdown"
-        ),
     ],
 )
 def test_transient_vl_fault_is_retried_and_the_job_is_not_lost(
@@ -588,13 +578,12 @@ def test_transient_vl_fault_is_retried_and_the_job_is_not_lost(
     [waiting] = aws.store.list_all()
     second = process_batch(sqs_event(body, receive_count=2), lambda_context, router)
 
-    # THEN the first attempt is retried with the job still QUEUED, and the retry submits it
+    # THEN the first attempt is retried with the job still QUEUED, and the retry dispatches it
     assert failed_message_ids(first) == ["message-0"]
     assert waiting["status"] == JobStatus.QUEUED
     assert code in waiting["last_dispatch_error"]
     assert second["batchItemFailures"] == []
-    job = aws.job(waiting["job_id"])
-    assert job["inference_id"] == waiting["job_id"]
+    assert "dispatch_confirmed_at" in aws.job(waiting["job_id"])
     assert aws.vl_instances() == 1
 
 
