@@ -64,6 +64,10 @@ def started(
         "input/PaddleOCR-VL/two-pages.pdf": synthetic.encode_pages(
             [render(lines) for lines in PDF_PAGES], "PDF", resolution=144.0
         ),
+        # Page 2 of two-pages.pdf alone: a chunk's own PDF, as the processor splits it.
+        "work/job-long/chunks/00001.pdf": synthetic.encode_pages(
+            [render(PDF_PAGES[1])], "PDF", resolution=144.0
+        ),
         "input/PaddleOCR-VL/broken.pdf": b"%PDF-1.7\n1 0 obj <</Type /Catalog>> garbage",
         "input/PaddleOCR-VL/notes.txt": b"just some notes, not a document\n",
     }
@@ -157,6 +161,34 @@ def test_two_page_pdf_manifest_returns_both_pages(server: ServerProcess) -> None
         assert (page["width"], page["height"]) == PAGE_SIZE
         text = " ".join(line["text"] for line in page["lines"])
         assert character_error_rate(" ".join(lines), text) <= 0.02
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        pytest.param(
+            {"part_bucket": BUCKET, "part_key": "work/job-long/chunks/00001.pdf"}, id="own-pdf"
+        ),
+        pytest.param({}, id="pages-of-the-input"),
+    ],
+)
+def test_a_chunk_manifest_reads_only_its_pages_numbered_as_in_the_document(
+    server: ServerProcess, chunk: dict[str, str]
+) -> None:
+    # GIVEN the manifest of a large document's chunk holding its page 2 (its own PDF, or the
+    # page range of the whole input)
+    body = manifest(
+        "input/PaddleOCR-VL/two-pages.pdf",
+        chunk={"index": 1, "first_page": 2, "last_page": 2, **chunk},
+    )
+    # WHEN it is posted
+    reply = server.invoke(body)
+    # THEN only that page comes back, numbered 2, with its own text
+    assert reply.status == 200, reply.body
+    [page] = reply.body["pages"]
+    assert page["page"] == 2
+    text = " ".join(line["text"] for line in page["lines"])
+    assert character_error_rate(" ".join(PDF_PAGES[1]), text) <= 0.02
 
 
 @pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded"])

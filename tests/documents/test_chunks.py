@@ -21,7 +21,10 @@ from idp.chunks import (
     write_merged_result,
 )
 from idp.client import JobProgress
+from idp.jobs import DispatchedJob
+from idp.names import OcrModel
 from idp.results import EngineInfo, Line, OcrResult, PageResult, SourceInfo
+from idp.vl_submit import ChunkManifest, chunk_of_manifest, inference_id, manifest_key
 
 MERGE_PROBE = Path(__file__).resolve().parents[2] / "benchmarks" / "merge_probe.py"
 ENGINE = EngineInfo(name="paddleocr", version="3", models=["PP-OCRv5_mobile_det"])
@@ -199,3 +202,24 @@ def test_progress_counts_running_chunks_page_by_page() -> None:
     assert progress.describe() == "21/30 (1/3 chunks)"
     # and a finished unchunked job shows its page count
     assert JobProgress.of({"page_count": 2, "pages_done": 2}).describe() == "2/2"
+
+
+@pytest.mark.parametrize("job_id", ["a" * 32, "b" * 64])
+def test_a_vl_chunks_manifest_names_its_job_and_chunk_and_its_inference_id_fits(
+    job_id: str,
+) -> None:
+    # GIVEN chunk 7 of a VL job (a derived 32-character id, and the longest id a user may give)
+    chunk = ChunkSpec(index=7, first_page=71, last_page=80)
+    job = DispatchedJob(
+        job_id=job_id, bucket="in", key="k.pdf", model=OcrModel.PADDLEOCR_VL, lang="en", chunk=chunk
+    )
+    # WHEN its manifest key and inference id are made, and the key read back from a notification
+    key = manifest_key(job)
+    found = chunk_of_manifest(f"s3://results/{key}")
+    # THEN the completion handler finds the job and chunk again; the id is SageMaker-sized and
+    # differs per chunk, while a whole document's manifest names no chunk
+    assert found == ChunkManifest(job_id=job_id, chunk_index=7)
+    assert len(inference_id(job)) <= 64
+    assert inference_id(job) != inference_id(job.model_copy(update={"chunk": None}))
+    whole = manifest_key(job.model_copy(update={"chunk": None}))
+    assert chunk_of_manifest(f"s3://results/{whole}") is None

@@ -8,9 +8,12 @@ from typing import Any
 import pytest
 
 from idp import names
+from idp.chunks import ChunkPlan, plan_chunks, plan_key
 from idp.errors import CorruptDocument
+from idp.jobs import DispatchedJob
 from idp.names import JobStatus, OcrModel
 from idp.results import OcrResult
+from idp.vl_submit import inference_id, manifest_key
 from lambdas.completion.recorder import Completion, CompletionRecorder
 from tests.lambdas.support import (
     FAILURE_KEY,
@@ -20,6 +23,7 @@ from tests.lambdas.support import (
     RESULTS_BUCKET,
     VL_JOB,
     EmulatedAws,
+    Faults,
     endpoint_result,
     queue_vl_job,
     sns_message,
@@ -354,6 +358,152 @@ def test_crash_record_after_the_job_completed_changes_nothing(
 
 
 # -- messages that match no job -----------------------------------------------------------------
+# -- SageMaker chunks of a large document --------------------------------------------------------
+def chunked_vl_job(aws: EmulatedAws, *, pages: int = 4, chunk_pages: int = 2) -> ChunkPlan:
+    """A VL job the processor split into chunks: record totals and work/<job>/plan.json."""
+    queue_vl_job(aws)
+    chunks = plan_chunks(pages, chunk_pages)
+    aws.store.start_chunks(
+        VL_JOB,
+        pages_total=pages,
+        chunks_total=len(chunks),
+        chunk_pages=chunk_pages,
+        invocation_id="processor-plan",
+    )
+    plan = ChunkPlan(
+        job_id=VL_JOB,
+        model=OcrModel.PADDLEOCR_VL.value,
+        lang="en",
+        source=endpoint_result().source.model_copy(update={"page_count": pages}),
+        cache_key=None,
+        chunks=chunks,
+    )
+    aws.s3.put_object(Bucket=RESULTS_BUCKET, Key=plan_key(VL_JOB), Body=plan.model_dump_json())
+    return plan
+
+
+def chunk_notification(
+    aws: EmulatedAws, plan: ChunkPlan, index: int, *, failed: bool = False
+) -> str:
+    """SageMaker's notification for one chunk's inference, its output written when it
+    succeeded; the input location is the chunk's manifest."""
+    chunk = plan.chunks[index]
+    job = DispatchedJob(
+        job_id=VL_JOB,
+        bucket=INPUT_BUCKET,
+        key="input/PaddleOCR-VL/report.pdf",
+        model=OcrModel.PADDLEOCR_VL,
+        lang="en",
+        chunk=chunk,
+    )
+    name = inference_id(job)
+    message = sns_message(
+        "sns_sagemaker_async_error.json" if failed else "sns_sagemaker_async_success.json"
+    )
+    message["inferenceId"] = name
+    message["requestParameters"]["inputLocation"] = f"s3://{RESULTS_BUCKET}/{manifest_key(job)}"
+    if failed:
+        message["responseParameters"]["failureLocation"] = (
+            f"s3://{RESULTS_BUCKET}/{names.VL_FAILURE_PREFIX}{name}-error.out"
+        )
+        return json.dumps(message)
+    output_key = f"{names.VL_OUTPUT_PREFIX}{name}.out"
+    message["responseParameters"]["outputLocation"] = f"s3://{RESULTS_BUCKET}/{output_key}"
+    template = endpoint_result().pages[0]
+    pages = [
+        template.model_copy(
+            update={
+                "page": n,
+                "lines": [template.lines[0].model_copy(update={"text": f"Page {n}"})],
+            }
+        )
+        for n in range(chunk.first_page, chunk.last_page + 1)
+    ]
+    output = endpoint_result().model_copy(update={"pages": pages})
+    aws.s3.put_object(Bucket=RESULTS_BUCKET, Key=output_key, Body=output.model_dump_json())
+    return json.dumps(message)
+
+
+def test_chunk_outputs_count_once_and_the_last_one_merges_them_in_page_order(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a 4-page VL document submitted as 2 chunks of 2 pages
+    plan = chunked_vl_job(aws)
+
+    # WHEN the second chunk's output arrives twice (SNS may duplicate), then the first chunk's
+    first = recorder.handle_message(chunk_notification(aws, plan, 1))
+    again = recorder.handle_message(chunk_notification(aws, plan, 1))
+    counted_once = aws.job(VL_JOB)
+    last = recorder.handle_message(chunk_notification(aws, plan, 0))
+
+    # THEN the duplicate counted nothing, the last chunk completed the job, pages are in order
+    assert (first.completion, again.completion) == (Completion.CHUNK_COUNTED,) * 2
+    assert (counted_once["chunks_done"], counted_once["pages_done"]) == (1, 2)
+    assert last.completion is Completion.COMPLETED
+    job = aws.job(VL_JOB)
+    assert (job["status"], job["page_count"], job["chunks_done"]) == (JobStatus.COMPLETED, 4, 2)
+    result = OcrResult.model_validate_json(
+        aws.object_text(RESULTS_BUCKET, f"{names.RESULTS_PREFIX}{VL_JOB}/{names.RESULT_JSON}")
+    )
+    assert [page.page for page in result.pages] == [1, 2, 3, 4]
+    assert result.text == "Page 1\n\nPage 2\n\nPage 3\n\nPage 4"
+    assert result.engine.name == "paddleocr-vl"
+    # AND its partials and plan are gone
+    listed = aws.s3.list_objects_v2(Bucket=RESULTS_BUCKET, Prefix=f"{names.WORK_PREFIX}{VL_JOB}/")
+    assert listed.get("KeyCount") == 0
+
+
+def test_a_failed_chunk_fails_the_job_with_its_error_naming_its_pages(
+    aws: EmulatedAws, recorder: CompletionRecorder
+) -> None:
+    # GIVEN a chunked VL job whose second chunk the container refused as damaged
+    plan = chunked_vl_job(aws)
+    failure = {"error": {"code": "CORRUPT_DOCUMENT", "message": "page 3 cannot be read"}}
+    message = chunk_notification(aws, plan, 1, failed=True)
+    failure_uri = json.loads(message)["responseParameters"]["failureLocation"]
+    aws.s3.put_object(
+        Bucket=RESULTS_BUCKET,
+        Key=failure_uri.removeprefix(f"s3://{RESULTS_BUCKET}/"),
+        Body=json.dumps(failure),
+    )
+
+    # WHEN its error notification arrives, and then the other chunk's success
+    outcome = recorder.handle_message(message)
+    late = recorder.handle_message(chunk_notification(aws, plan, 0))
+
+    # THEN the job is FAILED with the container's code and the chunk's pages; nothing revives it
+    assert (outcome.completion, outcome.error_code) == (Completion.FAILED, "CORRUPT_DOCUMENT")
+    job = aws.job(VL_JOB)
+    assert job["status"] == JobStatus.FAILED
+    assert job["failed_pages"] == "pages 3-4"
+    assert late.completion is Completion.ALREADY_FINISHED
+
+
+def test_a_merge_that_crashed_is_redone_by_the_retry_of_the_same_event(
+    aws: EmulatedAws, recorder: CompletionRecorder, faults: Faults
+) -> None:
+    # GIVEN a chunked VL job with one chunk counted, and S3 failing the merged result's upload
+    plan = chunked_vl_job(aws)
+    recorder.handle_message(chunk_notification(aws, plan, 0), invocation_id="delivery-0")
+    last = chunk_notification(aws, plan, 1)
+    faults.fail_calls(aws.s3, "PutObject", code="InternalError", skip=1, times=1)
+
+    # WHEN the last chunk's delivery crashes while merging, another delivery of it arrives while
+    # the merge is leased, and Lambda retries the crashed event (same request id)
+    with pytest.raises(Exception, match="InternalError"):
+        recorder.handle_message(last, invocation_id="delivery-1")
+    crashed = aws.job(VL_JOB)
+    other = recorder.handle_message(last, invocation_id="delivery-2")
+    retried = recorder.handle_message(last, invocation_id="delivery-1")
+
+    # THEN the chunk counted once, the other delivery left the merge to its holder, and the
+    # retry merged and completed the job
+    assert (crashed["status"], crashed["chunks_done"]) == (JobStatus.QUEUED, 2)
+    assert other.completion is Completion.CHUNK_COUNTED
+    assert retried.completion is Completion.COMPLETED
+    assert aws.job(VL_JOB)["page_count"] == 4
+
+
 def test_notification_for_an_unknown_job_is_ignored(
     aws: EmulatedAws, recorder: CompletionRecorder
 ) -> None:
