@@ -317,8 +317,8 @@ DEFAULT_MAX_INPUT_BYTES: Final = 500 * 1024 * 1024
 # A document with more pages than this is split into chunks of this many pages, each OCR'd by
 # its own processor invocation in parallel (Env.CHUNK_PAGES; 0 turns chunking off).
 DEFAULT_CHUNK_PAGES: Final = 10
-# The VL endpoint OCRs a whole document per async invocation (it is not chunked yet), so its
-# page limit keeps one invocation well inside VL_INVOCATION_TIMEOUT_SECONDS.
+# Pages one VL async invocation may take (a whole short document, or one chunk of a long one),
+# so that it stays well inside VL_INVOCATION_TIMEOUT_SECONDS.
 VL_MAX_PAGES: Final = 200
 MAX_IMAGE_PIXELS: Final = 80_000_000  # decoded pixels per page; beyond this is a bomb
 DEFAULT_PDF_SCALE: Final = 2.0  # 144 dpi

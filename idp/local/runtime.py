@@ -68,10 +68,13 @@ class LocalSettings(BaseModel):
     chunk_pages: int = Field(default=names.DEFAULT_CHUNK_PAGES, ge=0)  # 0: never chunk
     faults: Faults = Field(default_factory=Faults)
     quiet_functions: bool = False  # functions log warnings only and emit no metric lines
+    # Inference threads per processor environment; None: this machine's cores, shared evenly.
+    processor_threads: int | None = Field(default=None, ge=1)
 
     @property
     def processor_cpu_threads(self) -> int:
-        """Inference threads per processor environment: this machine's cores, shared."""
+        if self.processor_threads is not None:
+            return self.processor_threads
         cores = len(os.sched_getaffinity(0))
         return max(1, cores // self.processor_concurrency)
 
