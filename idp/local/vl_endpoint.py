@@ -107,6 +107,11 @@ class VlEndpointSimulator:
         self._stop_server()
 
     @property
+    def throttled(self) -> int:
+        """How many InvokeEndpointAsync calls the throttling fault refused."""
+        return self._throttles.fired
+
+    @property
     def instance_count(self) -> int:
         return self._instances
 
