@@ -356,6 +356,17 @@ def prepare_paddle_environment(tmp_root: Path | None = None) -> None:
         os.environ["HOME"] = str(root)
 
 
+def match_paddlex_log_level() -> None:
+    """Let PaddleX log at the function's level (POWERTOOLS_LOG_LEVEL, default INFO).
+
+    PaddleX sets its own logger to INFO when imported, so its coloured "Creating model" lines
+    would appear even where the function itself logs warnings only (a quiet local run).
+    """
+    level = logging.getLevelName(os.environ.get("POWERTOOLS_LOG_LEVEL", "INFO").upper())
+    if isinstance(level, int):
+        logging.getLogger("paddlex").setLevel(level)
+
+
 _yaml_patched = False
 
 
@@ -454,6 +465,7 @@ def build_ocr_engine(
     prepare_paddle_environment()
     from paddleocr import PaddleOCR
 
+    match_paddlex_log_level()
     use_libyaml_for_model_configs()
     pipeline = PaddleOCR(**ocr_engine_kwargs(model_dirs, options, settings, runtime))
     info = EngineInfo(
@@ -472,6 +484,7 @@ def build_structure_engine(
     prepare_paddle_environment()
     from paddleocr import PPStructureV3
 
+    match_paddlex_log_level()
     use_libyaml_for_model_configs()
     pipeline = PPStructureV3(**structure_engine_kwargs(model_dirs, options, settings, runtime))
     models = list(dict.fromkeys(roles.values()))

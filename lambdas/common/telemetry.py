@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from aws_lambda_powertools import single_metric
 from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 
 from idp.names import Metric
 
@@ -20,6 +21,9 @@ class Telemetry:
         self.service = service
 
     def count(self, metric: Metric, *, value: float = 1, **dimensions: str) -> None:
+        # single_metric prints its line even with POWERTOOLS_METRICS_DISABLED set; honour it.
+        if is_metrics_disabled():
+            return
         with single_metric(
             name=metric.value,
             unit=MetricUnit.Count,
