@@ -34,7 +34,7 @@ from typing import Any, Final
 
 from idp import names
 from idp.local.pipeline import LocalPipeline
-from idp.local.runtime import LocalSettings
+from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import long_pdf
 

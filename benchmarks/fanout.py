@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from idp.local.pipeline import LocalPipeline
-from idp.local.runtime import LocalSettings
+from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
 from idp.results import OcrResult
 from idp.synthetic import encode, long_pdf, render_page

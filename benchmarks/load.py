@@ -35,7 +35,7 @@ from measure import percentile, seconds_between
 from idp import names
 from idp.client import PipelineClient
 from idp.local.pipeline import LocalPipeline
-from idp.local.runtime import LocalSettings
+from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
 from idp.store import parse_timestamp
 from idp.synthetic import encode, render_page

@@ -134,7 +134,7 @@ def local_run(
     Exits 0 only if every job COMPLETED.
     """
     from idp.local.pipeline import LocalPipeline
-    from idp.local.runtime import LocalSettings
+    from idp.local.settings import LocalSettings
 
     configure_logging(verbose)
     ocr_model = parse_model(model)
@@ -264,7 +264,7 @@ def local_up(
 ) -> None:
     """Keep the emulator and runtime running until Ctrl-C (or SIGTERM); print how to reach them."""
     from idp.local.pipeline import LocalPipeline
-    from idp.local.runtime import LocalSettings
+    from idp.local.settings import LocalSettings
 
     configure_logging(verbose)
     # A supervisor (CI, a test, `docker stop`) stops with SIGTERM: shut down as on Ctrl-C, so

@@ -10,7 +10,8 @@ from typing import Self
 from idp.client import PipelineClient, PipelineNames
 from idp.local.emulator import AwsEndpoint, EmbeddedAws
 from idp.local.resources import LocalResources, provision
-from idp.local.runtime import LocalRuntime, LocalSettings
+from idp.local.runtime import LocalRuntime
+from idp.local.settings import LocalSettings
 from idp.ocr.model_cache import ModelCache, is_model_dir
 
 logger = logging.getLogger("idp.local")

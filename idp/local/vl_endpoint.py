@@ -32,7 +32,7 @@ from idp.topology import Topic
 if TYPE_CHECKING:
     from idp.local.emulator import AwsEndpoint
     from idp.local.resources import LocalResources
-    from idp.local.runtime import LocalSettings
+    from idp.local.settings import LocalSettings
 
 logger = logging.getLogger("idp.local.vl")
 

@@ -16,7 +16,7 @@ from idp import names
 from idp.cli.main import app
 from idp.local.emulator import AwsEndpoint
 from idp.local.pipeline import LocalPipeline
-from idp.local.runtime import LocalSettings
+from idp.local.settings import LocalSettings
 from tests.cli.conftest import LocalUp
 
 WIDE = {"COLUMNS": "200"}

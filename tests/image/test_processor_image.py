@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from idp.local.pipeline import LocalPipeline
-from idp.local.runtime import LocalSettings
+from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode_pages, render_page, sample_lines, truncated
 from idp.textmetrics import character_error_rate

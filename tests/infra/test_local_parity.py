@@ -10,7 +10,7 @@ import pytest
 from idp import names
 from idp.local.emulator import EmbeddedAws
 from idp.local.resources import LocalResources, provision
-from idp.local.runtime import LocalSettings
+from idp.local.settings import LocalSettings
 from idp.topology import FUNCTIONS, Function, Topic
 from tests.infra.support import Synthesized, ref
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from idp.local.pipeline import LocalPipeline
-from idp.local.runtime import LocalSettings
+from idp.local.settings import LocalSettings
 
 
 @pytest.fixture(scope="module")

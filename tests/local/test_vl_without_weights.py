@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from idp.local.pipeline import LocalPipeline
-from idp.local.runtime import LocalSettings
+from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode, render_page, sample_lines
 

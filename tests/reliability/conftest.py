@@ -20,7 +20,8 @@ from idp import names
 from idp.client import PipelineClient
 from idp.local.pipeline import LocalPipeline
 from idp.local.resources import LocalResources
-from idp.local.runtime import LocalRuntime, LocalSettings
+from idp.local.runtime import LocalRuntime
+from idp.local.settings import LocalSettings
 from idp.synthetic import encode, render_page
 
 MAX_PAGES = 5

@@ -18,7 +18,7 @@ from PIL import Image
 from idp import names
 from idp.local.faults import Faults
 from idp.local.pipeline import LocalPipeline
-from idp.local.runtime import LocalSettings
+from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode_pages, pdf_pages, render_page, sample_lines
 from idp.textmetrics import character_error_rate

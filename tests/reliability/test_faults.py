@@ -16,7 +16,7 @@ import pytest
 
 from idp.local.faults import Faults
 from idp.local.pipeline import LocalPipeline
-from idp.local.runtime import LocalSettings
+from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode, render_page, sample_lines
 from idp.textmetrics import character_error_rate
