@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from aws_cdk import CfnOutput, Duration, Stack
-from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
 from idp import names
@@ -26,19 +25,22 @@ from idp.topology import (
     Topic,
     scale_in_alarm_name,
 )
-from infra.completion import CompletionHandler
 from infra.dashboard import PipelineDashboard
 from infra.encryption import DataKey
 from infra.functions import powertools_layer, zip_code
-from infra.invoker import Invoker
 from infra.processor import OcrProcessor
 from infra.queues import AsyncFailureQueue, JobQueue
-from infra.scale_in import ScaleInHandler
 from infra.settings import Settings
 from infra.status_table import StatusTable
 from infra.storage import Storage
-from infra.sweeper import JobSweeper
 from infra.topics import PipelineTopic
+from infra.triggered_function import (
+    QueueTrigger,
+    ScheduleTrigger,
+    TopicTrigger,
+    Trigger,
+    TriggeredFunction,
+)
 from infra.vl_endpoint import VlEndpoint
 
 REPO_ROOT: Final = Path(__file__).resolve().parent.parent
@@ -89,14 +91,14 @@ class PaddleIdpStack(Stack):
         self.vl_endpoint = self._vl_endpoint() if settings.vl_enabled else None
 
         # Zip functions share one code asset and the Powertools layer.
-        code = zip_code(repo_root)
-        layers = [
+        self._zip_code = zip_code(repo_root)
+        self._zip_layers = [
             powertools_layer(self, "PowertoolsLayer", version=settings.powertools_layer_version)
         ]
-        self.invoker = self._invoker(code, layers)
-        self.completion = self._completion(code, layers)
-        self.scale_in = self._scale_in(code, layers) if self.vl_endpoint is not None else None
-        self.sweeper = self._sweeper(code, layers)
+        self.invoker = self._invoker()
+        self.completion = self._completion()
+        self.scale_in = self._scale_in() if self.vl_endpoint is not None else None
+        self.sweeper = self._sweeper()
 
         self._dashboard()
         self._outputs()
@@ -209,17 +211,26 @@ class PaddleIdpStack(Stack):
         self._environment[Env.VL_SCALE_IN_ALARM_NAME] = endpoint.scale_in_alarm.alarm_name
         return endpoint
 
-    def _invoker(self, code: lambda_.Code, layers: list[lambda_.ILayerVersion]) -> Invoker:
-        invoker = Invoker(
+    def _zip_function(
+        self, function: Function, *, description: str, trigger: Trigger
+    ) -> TriggeredFunction:
+        return TriggeredFunction(
             self,
-            Function.INVOKER.value,
-            spec=FUNCTIONS[Function.INVOKER],
-            code=code,
-            layers=layers,
+            function.value,
+            spec=FUNCTIONS[function],
+            code=self._zip_code,
+            layers=self._zip_layers,
             environment=self._environment,
             log_retention=self._log_retention,
-            job_queue=self.jobs.queue,
-            batch_size=self.settings.invoker_batch_size,
+            description=description,
+            trigger=trigger,
+        )
+
+    def _invoker(self) -> TriggeredFunction:
+        invoker = self._zip_function(
+            Function.INVOKER,
+            description="Records job messages QUEUED and hands each to the OCR processor",
+            trigger=QueueTrigger(self.jobs.queue, batch_size=self.settings.invoker_batch_size),
         )
         self.storage.grant_read_input(invoker.role)
         self.status.grant_job_access(invoker.role)
@@ -231,21 +242,16 @@ class PaddleIdpStack(Stack):
             self.vl_endpoint.grant_rearm_scale_in_alarm(invoker.role)
         return invoker
 
-    def _completion(
-        self, code: lambda_.Code, layers: list[lambda_.ILayerVersion]
-    ) -> CompletionHandler:
+    def _completion(self) -> TriggeredFunction:
         spec = FUNCTIONS[Function.COMPLETION]
-        completion = CompletionHandler(
-            self,
-            Function.COMPLETION.value,
-            spec=spec,
-            code=code,
-            layers=layers,
-            environment=self._environment,
-            log_retention=self._log_retention,
+        completion = self._zip_function(
+            Function.COMPLETION,
+            description="Records VL results and processor crashes as final job states",
             # CPU-only deployments have the error topic alone (processor failures).
-            topics=[self.topics[t].topic for t in spec.topics if t in self.topics],
-            failure_queue=self.async_failures.queue,
+            trigger=TopicTrigger(
+                [self.topics[t].topic for t in spec.topics if t in self.topics],
+                failure_queue=self.async_failures.queue,
+            ),
         )
         self.async_failures.grant_dead_lettering(completion.role)
         self.storage.grant_read_vl_outcomes(completion.role)
@@ -256,37 +262,29 @@ class PaddleIdpStack(Stack):
         self.status.grant_job_access(completion.role)
         return completion
 
-    def _scale_in(self, code: lambda_.Code, layers: list[lambda_.ILayerVersion]) -> ScaleInHandler:
+    def _scale_in(self) -> TriggeredFunction:
         assert self.vl_endpoint is not None
-        scale_in = ScaleInHandler(
-            self,
-            Function.SCALE_IN.value,
-            spec=FUNCTIONS[Function.SCALE_IN],
-            code=code,
-            layers=layers,
-            environment=self._environment,
-            log_retention=self._log_retention,
-            topic=self.topics[Topic.SCALE_IN].topic,
-            failure_queue=self.async_failures.queue,
+        scale_in = self._zip_function(
+            Function.SCALE_IN,
+            description="Scales the idle VL endpoint in to zero instances",
+            trigger=TopicTrigger(
+                [self.topics[Topic.SCALE_IN].topic], failure_queue=self.async_failures.queue
+            ),
         )
         self.async_failures.grant_dead_lettering(scale_in.role)
         self.vl_endpoint.grant_scale(scale_in.role)
         self.vl_endpoint.grant_rearm_scale_in_alarm(scale_in.role)
         return scale_in
 
-    def _sweeper(self, code: lambda_.Code, layers: list[lambda_.ILayerVersion]) -> JobSweeper:
+    def _sweeper(self) -> TriggeredFunction:
         spec = FUNCTIONS[Function.SWEEPER]
         assert spec.schedule_minutes is not None
-        sweeper = JobSweeper(
-            self,
-            Function.SWEEPER.value,
-            spec=spec,
-            code=code,
-            layers=layers,
-            environment=self._environment,
-            log_retention=self._log_retention,
-            every=Duration.minutes(spec.schedule_minutes),
-            failure_queue=self.async_failures.queue,
+        sweeper = self._zip_function(
+            Function.SWEEPER,
+            description="Ends jobs stuck in QUEUED or PROCESSING past every deadline",
+            trigger=ScheduleTrigger(
+                Duration.minutes(spec.schedule_minutes), failure_queue=self.async_failures.queue
+            ),
         )
         self.async_failures.grant_dead_lettering(sweeper.role)
         # EventBridge itself writes the schedule's undeliverable events into the encrypted

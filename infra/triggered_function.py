@@ -1,0 +1,137 @@
+"""A zip function of the pipeline and what triggers it: the invoker, completion, scale-in and
+stale-job sweeper functions are each one `TriggeredFunction` with its own trigger.
+
+- `QueueTrigger`: an SQS event source with partial batch responses (the invoker);
+- `TopicTrigger`: SNS subscriptions (the completion and scale-in handlers);
+- `ScheduleTrigger`: an EventBridge schedule (the sweeper).
+
+Async invocations that fail for good (SNS, EventBridge) end in `failure_queue`; a queue-fed
+function has its queue's own dead-letter queue instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from aws_cdk import Duration
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_event_sources as event_sources
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sns as sns
+from aws_cdk import aws_sns_subscriptions as subscriptions
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+
+from idp.names import Env
+from idp.topology import FunctionSpec
+from infra.functions import ZipFunction
+from infra.nag import acknowledge
+
+
+class Trigger(Protocol):
+    @property
+    def failure_queue(self) -> sqs.IQueue | None: ...
+
+    def attach(self, scope: Construct, function: lambda_.Function) -> None: ...
+
+
+@dataclass(frozen=True)
+class QueueTrigger:
+    """SQS event source with partial batch responses: a failed message is retried alone (and
+    reaches the queue's DLQ after its max receives), not its whole batch."""
+
+    queue: sqs.IQueue
+    batch_size: int
+    failure_queue: sqs.IQueue | None = None  # invoked synchronously: the queue's DLQ applies
+
+    def attach(self, scope: Construct, function: lambda_.Function) -> None:
+        function.add_event_source(
+            event_sources.SqsEventSource(
+                self.queue, batch_size=self.batch_size, report_batch_item_failures=True
+            )
+        )
+        acknowledge(
+            function,
+            "Serverless-LambdaDLQ",
+            "Invoked synchronously by its SQS event source: failed messages go to the job "
+            "queue's own dead-letter queue; a function DLQ only applies to async invocations.",
+        )
+        acknowledge(
+            function,
+            "Serverless-LambdaEventSourceMappingDestination",
+            "SQS event source mappings take no on-failure destination; the job queue's redrive "
+            "policy moves a message to the DLQ after its maximum receives.",
+        )
+
+
+@dataclass(frozen=True)
+class TopicTrigger:
+    """A subscription to each topic; undeliverable notifications go to the failure queue."""
+
+    topics: Sequence[sns.ITopic]
+    failure_queue: sqs.IQueue
+
+    def attach(self, scope: Construct, function: lambda_.Function) -> None:
+        for topic in self.topics:
+            topic.add_subscription(
+                subscriptions.LambdaSubscription(function, dead_letter_queue=self.failure_queue)
+            )
+
+
+@dataclass(frozen=True)
+class ScheduleTrigger:
+    """An EventBridge rule running the function every `every`; events it cannot deliver go
+    to the failure queue after 2 retries."""
+
+    every: Duration
+    failure_queue: sqs.IQueue
+
+    def attach(self, scope: Construct, function: lambda_.Function) -> None:
+        events.Rule(
+            scope,
+            "Schedule",
+            schedule=events.Schedule.rate(self.every),
+            targets=[
+                targets.LambdaFunction(
+                    function, dead_letter_queue=self.failure_queue, retry_attempts=2
+                )
+            ],
+        )
+
+
+class TriggeredFunction(Construct):
+    """A zip function built from its topology spec, and its trigger."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        spec: FunctionSpec,
+        code: lambda_.Code,
+        layers: Sequence[lambda_.ILayerVersion],
+        environment: Mapping[Env, str],
+        log_retention: logs.RetentionDays,
+        description: str,
+        trigger: Trigger,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        handler = ZipFunction(
+            self,
+            "Handler",
+            spec=spec,
+            code=code,
+            layers=layers,
+            environment=environment,
+            log_retention=log_retention,
+            dead_letter_queue=trigger.failure_queue,
+            description=description,
+        )
+        self.function = handler.function
+        self.role = handler.role
+        self.log_group = handler.log_group
+        trigger.attach(self, self.function)
