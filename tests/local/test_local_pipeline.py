@@ -276,6 +276,9 @@ def test_a_long_vl_document_goes_to_the_endpoint_in_chunks_served_together(
         vl_substitute=True,
         chunk_pages=5,
         quiet_functions=True,
+        # The idle alarm (2 s periods here, 60 s on AWS) must not scale the endpoint in while
+        # the processor, slow to start on a loaded machine, is still counting the pages.
+        alarm_period_seconds=60,
     )
     with LocalPipeline(settings) as pipeline:
         assert pipeline.runtime is not None
