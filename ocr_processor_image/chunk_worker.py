@@ -35,9 +35,14 @@ from idp.chunks import (
 )
 from idp.errors import JobError
 from idp.jobs import DispatchedJob, validate_language
-from idp.names import RESULT_MD, JobStatus, Service
+from idp.names import RESULT_MD, RESULT_PDF, JobStatus, Service
 from idp.ocr.paddle_engines import EngineRegistry
 from idp.ocr.pipeline import ocr_document
+from idp.searchable_pdf import (
+    merge_searchable_parts,
+    searchable_part_key,
+    upload_searchable_pdf,
+)
 from idp.store import JobStore, parse_timestamp, utc_now
 from ocr_processor_image.outputs import JobOutcome, download_input, ms, result_key
 from ocr_processor_image.result_cache import ResultCache
@@ -141,6 +146,18 @@ def _ocr_chunk(
         **pages,
     )
     timings.update(outcome.timings_ms)
+    if job.options.searchable_pdf:
+        # The chunk's pages of result.pdf, from the chunk's own input; the merge joins them.
+        tick = time.perf_counter()
+        upload_searchable_pdf(
+            s3,
+            settings.results_bucket,
+            searchable_part_key(job.job_id, chunk.index),
+            data=data,
+            pages=outcome.pages,
+            first_page=1 if chunk.part_key is not None else chunk.first_page,
+        )
+        timings["searchable_pdf"] = ms(time.perf_counter() - tick)
     timings["total"] = ms(time.perf_counter() - started)
     return PartialResult(
         job_id=job.job_id, chunk=chunk, engine=engine.info, pages=outcome.pages, timings_ms=timings
@@ -194,6 +211,14 @@ def merge(
                 result_key(job.job_id, RESULT_MD),
                 ExtraArgs={"ContentType": "text/markdown; charset=utf-8"},
             )
+    if job.options.searchable_pdf:
+        merge_searchable_parts(
+            s3,
+            bucket,
+            job_id=job.job_id,
+            chunk_count=len(plan.chunks),
+            key=result_key(job.job_id, RESULT_PDF),
+        )
     ResultCache(s3, bucket).put_copy(plan.cache_key, source_key=json_key)
     completed = store.mark_completed(
         job.job_id,

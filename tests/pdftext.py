@@ -10,6 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from idp.results import PageResult
+
+TOLERANCE_PT = 1.0
+
 _WORD_RE = re.compile(
     r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>'
 )
@@ -48,7 +52,7 @@ def pdf_text(pdf: Path, page: int | None = None) -> str:
     return done.stdout
 
 
-def pdf_pages(pdf: Path) -> list[Page]:
+def read_pages(pdf: Path) -> list[Page]:
     """Every page's size and words with their boxes, from `pdftotext -bbox`."""
     done = subprocess.run(
         [_poppler("pdftotext"), "-bbox", "-enc", "UTF-8", str(pdf), "-"],
@@ -66,8 +70,21 @@ def pdf_pages(pdf: Path) -> list[Page]:
     return pages
 
 
-def words_of(text: str) -> list[str]:
-    return text.split()
+def assert_words_in_boxes(page: Page, result: PageResult, points_per_pixel: float) -> None:
+    """Every extracted word lies inside the box of a recognized line holding it (in displayed
+    points: pixels × `points_per_pixel`)."""
+    assert page.words, "no text on the page"
+    for word in page.words:
+        homes = [
+            line
+            for line in result.lines
+            if word.text in line.text.split()
+            and min(x for x, _ in line.box) * points_per_pixel - TOLERANCE_PT <= word.box[0]
+            and word.box[2] <= max(x for x, _ in line.box) * points_per_pixel + TOLERANCE_PT
+            and min(y for _, y in line.box) * points_per_pixel - TOLERANCE_PT <= word.box[1]
+            and word.box[3] <= max(y for _, y in line.box) * points_per_pixel + TOLERANCE_PT
+        ]
+        assert homes, f"{word} is outside every box that holds it"
 
 
 def _unescape(text: str) -> str:

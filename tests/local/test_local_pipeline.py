@@ -18,6 +18,7 @@ from idp.local.pipeline import LocalPipeline
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode, encode_pages, long_pdf, render_page, sample_lines
 from idp.textmetrics import character_error_rate
+from tests.pdftext import pdf_text, read_pages
 
 pytestmark = pytest.mark.ocr
 
@@ -121,6 +122,11 @@ def test_local_run_cli_fans_a_long_pdf_out_and_merges_it_in_order(
     for number, text in enumerate(texts, start=1):
         assert character_error_rate(text, _page_text(result, number)) <= 0.05, number
     assert result["timings_ms"]["chunks"] == 5
+    # AND result.pdf, joined from the chunks' parts, beside it: 23 pages carrying that text
+    searchable = Path(row["result"]).with_name(names.RESULT_PDF)
+    assert len(read_pages(searchable)) == 23
+    for number in (1, 6, 23):
+        assert pdf_text(searchable, number).split() == _page_text(result, number).split()
 
 
 def test_local_run_cli_exits_nonzero_when_a_job_fails(tmp_path: Path) -> None:

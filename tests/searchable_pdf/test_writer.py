@@ -15,9 +15,8 @@ from pypdf.generic import DictionaryObject
 from idp import synthetic
 from idp.results import Line, PageResult, Quad
 from idp.searchable_pdf import concatenate_pdfs, write_searchable_pdf
-from tests.pdftext import Page, pdf_pages, pdf_text
+from tests.pdftext import assert_words_in_boxes, pdf_text, read_pages
 
-TOLERANCE_PT = 1.0
 LINES = ["Invoice 2026-0042 due on 30 November", "Total amount: 1,234.56 EUR"]
 UNICODE_LINES = ["Café naïve façade über straße", "東京都の請求書 合計 金額"]
 
@@ -48,22 +47,6 @@ def _write(tmp_path: Path, data: bytes, pages: list[PageResult], name: str = "ou
     return out
 
 
-def _assert_words_in_boxes(page: Page, result: PageResult, points_per_pixel: float) -> None:
-    """Every extracted word lies inside the box of a line holding it, in displayed points."""
-    assert page.words, "no text on the page"
-    for word in page.words:
-        homes = [
-            line
-            for line in result.lines
-            if word.text in line.text.split()
-            and min(x for x, _ in line.box) * points_per_pixel - TOLERANCE_PT <= word.box[0]
-            and word.box[2] <= max(x for x, _ in line.box) * points_per_pixel + TOLERANCE_PT
-            and min(y for _, y in line.box) * points_per_pixel - TOLERANCE_PT <= word.box[1]
-            and word.box[3] <= max(y for _, y in line.box) * points_per_pixel + TOLERANCE_PT
-        ]
-        assert homes, f"{word} is outside every box that holds it"
-
-
 def _scanned_page(texts: list[str], size: tuple[int, int]) -> Image.Image:
     return synthetic.render_page(texts, size=size, font_size=24, margin=20)
 
@@ -84,14 +67,14 @@ def test_a_scanned_pdf_keeps_its_pages_and_sizes_and_its_text_sits_on_the_boxes(
     out = _write(tmp_path, data, results)
 
     # THEN it has the input's pages and page sizes
-    pages = pdf_pages(out)
+    pages = read_pages(out)
     assert [(page.width, page.height) for page in pages] == [(600, 300), (500, 400)]
     # AND each page's text is the recognized text, in reading order
     for number, result in enumerate(results, start=1):
         assert pdf_text(out, number).split() == result.text.split()
     # AND every word lies inside its line's box
     for page, result in zip(pages, results, strict=True):
-        _assert_words_in_boxes(page, result, points_per_pixel=0.5)
+        assert_words_in_boxes(page, result, points_per_pixel=0.5)
 
 
 def test_the_page_images_are_copied_unchanged(tmp_path: Path) -> None:
@@ -128,9 +111,9 @@ def test_a_rotated_pdf_page_gets_its_text_where_the_page_is_seen(tmp_path: Path)
     # boxes as displayed), and the words sit in their boxes on the page as displayed
     with pypdfium2.PdfDocument(out) as pdf:
         assert (pdf[0].get_size(), pdf[0].get_rotation()) == ((300, 600), 90)
-    (page,) = pdf_pages(out)
+    (page,) = read_pages(out)
     assert pdf_text(out).split() == result.text.split()
-    _assert_words_in_boxes(page, result, points_per_pixel=0.5)
+    assert_words_in_boxes(page, result, points_per_pixel=0.5)
 
 
 @pytest.mark.parametrize("fmt", ["PNG", "JPEG", "TIFF"])
@@ -150,12 +133,12 @@ def test_image_inputs_become_one_page_per_frame_at_their_resolution(
     out = _write(tmp_path, data, results)
 
     # THEN each frame is a page of the frame's size at its resolution (900 px at 150 dpi = 432 pt)
-    pages = pdf_pages(out)
+    pages = read_pages(out)
     assert [(page.width, page.height) for page in pages] == [(432, 216)] * len(frames)
     # AND each page's text is the recognized text, every word inside its box
     for number, (page, result) in enumerate(zip(pages, results, strict=True), start=1):
         assert pdf_text(out, number).split() == result.text.split()
-        _assert_words_in_boxes(page, result, points_per_pixel=72 / 150)
+        assert_words_in_boxes(page, result, points_per_pixel=72 / 150)
 
 
 @pytest.mark.parametrize("fmt", ["PNG", "TIFF"])
@@ -229,6 +212,6 @@ def test_parts_concatenate_in_order(tmp_path: Path) -> None:
 
     # THEN the result has both parts' pages, in order, with their text
     assert count == 2
-    assert [page.width for page in pdf_pages(out)] == [300, 300]
+    assert [page.width for page in read_pages(out)] == [300, 300]
     assert pdf_text(out, 1).split() == ["Page", "one"]
     assert pdf_text(out, 2).split() == ["Page", "two", "and", "three", "lines"]
