@@ -43,6 +43,13 @@ def _document(kind: str) -> tuple[bytes, tuple[float, float], float]:
     )
 
 
+@pytest.fixture
+def processor(aws: Aws, warm_engines: WarmEngines, install_runtime: Callable[..., Any]) -> Aws:
+    """The emulated AWS with a processor whose engines are warm."""
+    install_runtime(warm_engines.registry)
+    return aws
+
+
 def _run(aws: Aws, job: DispatchedJob, lambda_context: Any) -> None:
     handler.lambda_handler(json.loads(job.model_dump_json()), lambda_context)
     assert aws.record(job.job_id)["status"] == JobStatus.COMPLETED
@@ -50,15 +57,10 @@ def _run(aws: Aws, job: DispatchedJob, lambda_context: Any) -> None:
 
 @pytest.mark.parametrize("kind", ["pdf", "png", "jpg", "tiff"])
 def test_a_completed_job_has_a_searchable_pdf_of_its_pages(
-    kind: str,
-    aws: Aws,
-    warm_engines: WarmEngines,
-    install_runtime: Callable[..., Any],
-    lambda_context: Any,
-    tmp_path: Path,
+    kind: str, processor: Aws, lambda_context: Any, tmp_path: Path
 ) -> None:
     # GIVEN a scanned document of known text and a QUEUED job
-    install_runtime(warm_engines.registry)
+    aws = processor
     data, page_size, points_per_pixel = _document(kind)
     job = aws.create_job(f"input/PP-OCRv5/scan.{kind}", data)
 
@@ -78,14 +80,9 @@ def test_a_completed_job_has_a_searchable_pdf_of_its_pages(
         assert_words_in_boxes(page, recognized, points_per_pixel)
 
 
-def test_the_searchable_pdf_can_be_turned_off(
-    aws: Aws,
-    warm_engines: WarmEngines,
-    install_runtime: Callable[..., Any],
-    lambda_context: Any,
-) -> None:
+def test_the_searchable_pdf_can_be_turned_off(processor: Aws, lambda_context: Any) -> None:
     # GIVEN a job that asks for no searchable PDF
-    install_runtime(warm_engines.registry)
+    aws = processor
     data, _, _ = _document("png")
     job = aws.create_job("input/PP-OCRv5/plain.png", data, options=JobOptions(searchable_pdf=False))
 
