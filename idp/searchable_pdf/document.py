@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import zlib
 from collections.abc import Iterable, Sequence
-from typing import IO, Any, Final
+from typing import IO, Final
 
 import pypdfium2  # type: ignore[import-untyped]
 from PIL import Image, ImageOps
@@ -61,6 +61,7 @@ def concatenate_pdfs(parts: Iterable[IO[bytes]], out: IO[bytes]) -> int:
         for page in reader.pages:
             writer.add_page(copier.page_entries(page))
             copier.flush()
+            _forget_read_objects(reader)
     writer.close()
     return writer.page_count
 
@@ -71,32 +72,38 @@ def _write_pdf_pages(
 ) -> None:
     reader = PdfReader(io.BytesIO(data))
     copier = PdfObjectCopier(writer)
-    rendered = pypdfium2.PdfDocument(data)
-    try:
-        for offset, result in enumerate(pages):
-            index = first_page - 1 + offset
-            page = reader.pages[index]
-            if _has_own_text(rendered, index, result):
-                writer.add_page(copier.page_entries(page))
-            else:
-                _write_pdf_page(writer, copier, page, result)
-            copier.flush()
-    finally:
-        rendered.close()
+    for offset, result in enumerate(pages):
+        index = first_page - 1 + offset
+        page = reader.pages[index]
+        if _has_own_text(data, index, result):
+            writer.add_page(copier.page_entries(page))
+        else:
+            _write_pdf_page(writer, copier, page, result)
+        copier.flush()
+        _forget_read_objects(reader)
 
 
-def _has_own_text(rendered: Any, index: int, result: PageResult) -> bool:
-    """Whether the page already carries at least half the text the OCR read on it."""
+def _forget_read_objects(reader: PdfReader) -> None:
+    """Drop pypdf's cache of the objects read so far: a page's images, once written, are not
+    needed again (a shared object read again is still written once: the copier numbers it by
+    its reference). Without this the reader holds every page's images until it is done."""
+    reader.resolved_objects.clear()
+
+
+def _has_own_text(data: bytes, index: int, result: PageResult) -> bool:
+    """Whether the page already carries at least half the text the OCR read on it.
+
+    The document is opened for this one page (parsing its cross-reference table costs about a
+    millisecond): PDFium keeps the streams a page loaded for as long as the document is open,
+    so one document held across the pages would end up holding every page's images.
+    """
     texts = [line.text for line in result.lines] or [block.text or "" for block in result.blocks]
     recognized = sum(len("".join(text.split())) for text in texts)
-    page = rendered[index]
-    try:
+    with pypdfium2.PdfDocument(io.BytesIO(data)) as rendered:  # read in place, not copied
+        page = rendered[index]
         text_page = page.get_textpage()
-        try:
-            own = len("".join(text_page.get_text_range().split()))
-        finally:
-            text_page.close()
-    finally:
+        own = len("".join(text_page.get_text_range().split()))
+        text_page.close()
         page.close()
     return own > 0 and own * 2 >= recognized
 

@@ -13,7 +13,7 @@ from pypdf import PdfReader, PdfWriter
 from pypdf.generic import DictionaryObject
 
 from idp import synthetic
-from idp.results import Line, PageResult, Quad
+from idp.results import Block, Line, PageResult, Quad
 from idp.searchable_pdf import concatenate_pdfs, write_searchable_pdf
 from tests.pdftext import assert_words_in_boxes, pdf_text, read_pages
 
@@ -215,3 +215,37 @@ def test_parts_concatenate_in_order(tmp_path: Path) -> None:
     assert [page.width for page in read_pages(out)] == [300, 300]
     assert pdf_text(out, 1).split() == ["Page", "one"]
     assert pdf_text(out, 2).split() == ["Page", "two", "and", "three", "lines"]
+
+
+def test_a_layout_page_without_lines_gets_its_blocks_text(tmp_path: Path) -> None:
+    # GIVEN a page recognized as layout blocks only (as PaddleOCR-VL returns it), one of them a
+    # two-line paragraph
+    data = synthetic.encode(_scanned_page([], (800, 400)), "PNG")
+    blocks = [
+        Block(type="title", box=_box(80, 40, 560, 90), text="Quarterly report"),
+        Block(type="text", box=_box(80, 150, 720, 270), text="Revenue grew by 12 percent\nin Q3"),
+    ]
+    result = PageResult(page=1, width=800, height=400, blocks=blocks)
+
+    # WHEN its searchable PDF is written
+    out = _write(tmp_path, data, [result])
+
+    # THEN the blocks' text is extracted in order, each word inside its block
+    (page,) = read_pages(out)
+    assert pdf_text(out).split() == [
+        "Quarterly",
+        "report",
+        "Revenue",
+        "grew",
+        "by",
+        "12",
+        "percent",
+        "in",
+        "Q3",
+    ]
+    for word in page.words:
+        assert any(
+            block.box[0][0] - 1 <= word.box[0] <= word.box[2] <= block.box[1][0] + 1
+            and block.box[0][1] - 1 <= word.box[1] <= word.box[3] <= block.box[2][1] + 1
+            for block in blocks
+        ), word
