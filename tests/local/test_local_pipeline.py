@@ -97,6 +97,10 @@ def test_local_run_cli_recognizes_a_png_and_a_pdf(tmp_path: Path, models_dir: Pa
     assert character_error_rate("\n".join(png_lines), _page_text(png_result, 1)) <= 0.02
     for number, lines in enumerate(pdf_lines, start=1):
         assert character_error_rate("\n".join(lines), _page_text(pdf_result, number)) <= 0.02
+    # AND each result folder holds the searchable PDF, whose text pdftotext reads back
+    for row, result in ((rows[0], png_result), (rows[1], pdf_result)):
+        searchable = Path(row["result"]).with_name(names.RESULT_PDF)
+        assert pdf_text(searchable).split() == result["text"].split()
 
 
 def test_local_run_cli_fans_a_long_pdf_out_and_merges_it_in_order(
