@@ -68,7 +68,7 @@ def write_result(s3: S3Client, bucket: str, result: OcrResult) -> str:
 
 def write_result_pdf(
     s3: S3Client, bucket: str, job_id: str, *, data: bytes, pages: list[PageResult]
-) -> str:
+) -> str | None:
     """result.pdf: the input's pages with their recognized text as an invisible layer."""
     return upload_searchable_pdf(
         s3, bucket, result_key(job_id, names.RESULT_PDF), data=data, pages=pages

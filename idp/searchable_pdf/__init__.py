@@ -7,9 +7,13 @@ chunks each write a part (`upload_searchable_part`) that the merge concatenates
 
 from __future__ import annotations
 
+import logging
 import tempfile
 from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING
+
+from botocore.exceptions import ClientError
+from pypdf.errors import PyPdfError
 
 from idp.chunks import work_prefix
 from idp.searchable_pdf.document import concatenate_pdfs, write_searchable_pdf
@@ -20,6 +24,8 @@ if TYPE_CHECKING:
     from idp.results import PageResult
 
 PDF_CONTENT_TYPE = "application/pdf"
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "concatenate_pdfs",
@@ -43,11 +49,19 @@ def upload_searchable_pdf(
     data: bytes,
     pages: Sequence[PageResult],
     first_page: int = 1,
-) -> str:
+) -> str | None:
     """Write the searchable PDF of `data` (pages `first_page`.. as `pages`) to s3://bucket/key
-    through a temporary file; returns its URI."""
+    through a temporary file; returns its URI.
+
+    A PDF that PDFium rendered but pypdf cannot read gets no searchable PDF (None, logged): the
+    OCR result stands without it.
+    """
     with tempfile.TemporaryFile() as pdf:
-        write_searchable_pdf(data, pages, pdf, first_page=first_page)
+        try:
+            write_searchable_pdf(data, pages, pdf, first_page=first_page)
+        except PyPdfError as exc:
+            logger.warning("no searchable PDF for s3://%s/%s: %s", bucket, key, exc)
+            return None
         pdf.seek(0)
         s3.upload_fileobj(pdf, bucket, key, ExtraArgs={"ContentType": PDF_CONTENT_TYPE})
     return f"s3://{bucket}/{key}"
@@ -55,8 +69,12 @@ def upload_searchable_pdf(
 
 def merge_searchable_parts(
     s3: S3Client, bucket: str, *, job_id: str, chunk_count: int, key: str
-) -> str:
-    """Concatenate the chunks' parts into s3://bucket/key, one part on disk at a time."""
+) -> str | None:
+    """Concatenate the chunks' parts into s3://bucket/key, one part on disk at a time.
+
+    A chunk that could not write its part (see `upload_searchable_pdf`) leaves the document
+    without a searchable PDF: None, logged.
+    """
 
     def parts() -> Iterator[IO[bytes]]:
         for index in range(chunk_count):
@@ -66,7 +84,13 @@ def merge_searchable_parts(
                 yield part
 
     with tempfile.TemporaryFile() as pdf:
-        concatenate_pdfs(parts(), pdf)
+        try:
+            concatenate_pdfs(parts(), pdf)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") not in ("404", "NoSuchKey"):
+                raise
+            logger.warning("no searchable PDF for job %s: a chunk wrote no part", job_id)
+            return None
         pdf.seek(0)
         s3.upload_fileobj(pdf, bucket, key, ExtraArgs={"ContentType": PDF_CONTENT_TYPE})
     return f"s3://{bucket}/{key}"

@@ -1,4 +1,5 @@
-"""result.pdf from the processor with the real PP-OCRv5 engine, read back with poppler."""
+"""result.pdf from the processor (real PP-OCRv5 engine) and from a chunked job's merge, read
+back with poppler."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pytest
 from idp import names, synthetic
 from idp.jobs import DispatchedJob, JobOptions
 from idp.names import JobStatus
-from idp.results import OcrResult
+from idp.results import Line, OcrResult, PageResult
+from idp.searchable_pdf import merge_searchable_parts, searchable_part_key, upload_searchable_pdf
 from ocr_processor_image import handler
 from tests.pdftext import assert_words_in_boxes, pdf_text, read_pages
 from tests.processor.conftest import RESULTS_BUCKET, Aws, WarmEngines
@@ -93,3 +95,52 @@ def test_the_searchable_pdf_can_be_turned_off(processor: Aws, lambda_context: An
     assert aws.keys(RESULTS_BUCKET, f"{names.RESULTS_PREFIX}{job.job_id}/") == [
         f"{names.RESULTS_PREFIX}{job.job_id}/{names.RESULT_JSON}"
     ]
+
+
+def _upload_parts(aws: Aws, job_id: str, chunks: list[list[str]]) -> None:
+    """Each chunk's searchable part, as a chunk writes it."""
+    for index, texts in enumerate(chunks):
+        image = synthetic.render_page(texts, size=PAGE_PIXELS, font_size=26, margin=30)
+        page = PageResult(
+            page=index + 1,
+            width=PAGE_PIXELS[0],
+            height=PAGE_PIXELS[1],
+            lines=[
+                Line(text=text, box=((30, 30), (900, 30), (900, 70), (30, 70)), confidence=0.9)
+                for text in texts
+            ],
+        )
+        upload_searchable_pdf(
+            aws.s3,
+            RESULTS_BUCKET,
+            searchable_part_key(job_id, index),
+            data=synthetic.encode(image, "PNG"),
+            pages=[page],
+        )
+
+
+def test_the_merge_joins_the_chunks_parts_in_order(aws: Aws, tmp_path: Path) -> None:
+    # GIVEN the searchable parts of a job's three chunks
+    _upload_parts(aws, "job", [["first chunk"], ["second chunk"], ["third chunk"]])
+
+    # WHEN the merge joins them
+    key = f"{names.RESULTS_PREFIX}job/{names.RESULT_PDF}"
+    merge_searchable_parts(aws.s3, RESULTS_BUCKET, job_id="job", chunk_count=3, key=key)
+
+    # THEN result.pdf has their pages in order
+    pdf = tmp_path / names.RESULT_PDF
+    pdf.write_bytes(aws.object_bytes(RESULTS_BUCKET, key))
+    assert [pdf_text(pdf, n).split()[0] for n in (1, 2, 3)] == ["first", "second", "third"]
+
+
+def test_a_missing_part_leaves_the_job_without_a_searchable_pdf(aws: Aws) -> None:
+    # GIVEN a job whose second chunk wrote no part
+    _upload_parts(aws, "job", [["first chunk"]])
+
+    # WHEN the merge runs
+    key = f"{names.RESULTS_PREFIX}job/{names.RESULT_PDF}"
+    merged = merge_searchable_parts(aws.s3, RESULTS_BUCKET, job_id="job", chunk_count=2, key=key)
+
+    # THEN there is no result.pdf, and the merge goes on (nothing raised)
+    assert merged is None
+    assert aws.keys(RESULTS_BUCKET, f"{names.RESULTS_PREFIX}job/") == []
