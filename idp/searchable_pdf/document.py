@@ -127,8 +127,8 @@ def _write_pdf_page(
         own = b""
     elif isinstance(contents.get_object(), DictionaryObject):  # one stream
         own = copier.serialize(contents)
-    else:
-        own = copier.serialize(contents)[1:-1]  # an array of streams: its items
+    else:  # an array of streams (itself possibly indirect): its items
+        own = copier.serialize(contents.get_object())[1:-1]
     overlay = writer.add_stream(b"/Filter /FlateDecode", zlib.compress(layer))
     entries = copier.page_entries(page, skip=frozenset({"/Contents", "/Resources"}))
     resources = _resources_with_font(copier, page, writer.text_font())

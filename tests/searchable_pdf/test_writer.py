@@ -10,7 +10,7 @@ import pypdfium2  # type: ignore[import-untyped]
 import pytest
 from PIL import Image, ImageChops
 from pypdf import PdfReader, PdfWriter
-from pypdf.generic import DictionaryObject
+from pypdf.generic import ArrayObject, DictionaryObject, NameObject
 
 from idp import synthetic
 from idp.results import Block, Line, PageResult, Quad
@@ -75,6 +75,26 @@ def test_a_scanned_pdf_keeps_its_pages_and_sizes_and_its_text_sits_on_the_boxes(
     # AND every word lies inside its line's box
     for page, result in zip(pages, results, strict=True):
         assert_words_in_boxes(page, result, points_per_pixel=0.5)
+
+
+def test_a_page_whose_contents_are_an_indirect_array_keeps_them(tmp_path: Path) -> None:
+    # GIVEN a scanned page whose /Contents is a reference to an array of streams
+    writer = PdfWriter(
+        clone_from=io.BytesIO(synthetic.pdf_pages([_scanned_page(LINES, (600, 300))]))
+    )
+    page = writer.pages[0]
+    page[NameObject("/Contents")] = writer._add_object(ArrayObject([page.raw_get("/Contents")]))
+    buffer = io.BytesIO()
+    writer.write(buffer)
+
+    # WHEN its searchable PDF is written
+    out = _write(tmp_path, buffer.getvalue(), [_page_result(1, 1200, 600, LINES)])
+
+    # THEN the page still shows its image, and carries the text
+    with pypdfium2.PdfDocument(out) as pdf:
+        rendered = pdf[0].render().to_pil().convert("L")
+    assert rendered.getextrema()[0] < 100, "the page's own content is gone"
+    assert pdf_text(out).split() == " ".join(LINES).split()
 
 
 def test_the_page_images_are_copied_unchanged(tmp_path: Path) -> None:
