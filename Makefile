@@ -15,7 +15,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK := True
 export IDP_MODELS_DIR := $(abspath $(MODELS_DIR))
 
-.PHONY: help setup test lint typecheck pytest demo synth image-test clean
+.PHONY: help setup poppler test lint typecheck pytest demo synth image-test clean
 
 help:
 	@echo "make demo   run the whole pipeline locally on the embedded AWS emulator with real OCR"
@@ -23,7 +23,11 @@ help:
 	@echo "make synth  synthesize the CDK stack with the pinned CLI (no Docker needed)"
 	@echo "make image-test  build both images (Docker needed) and run them as AWS would"
 
-setup: $(INSTALLED) $(CDK) $(WEIGHTS)
+setup: $(INSTALLED) $(CDK) $(WEIGHTS) poppler
+
+# pdftotext (Debian poppler-utils): the tests read result.pdf back with an extractor of its own.
+poppler:
+	scripts/ensure-poppler.sh
 
 $(INSTALLED): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

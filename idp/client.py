@@ -184,7 +184,7 @@ class PipelineClient:
         return document
 
     def download_result(self, job_id: str, out_dir: Path) -> Path:
-        """Save result.json (and result.md when there is one) under out_dir/<job_id>/."""
+        """Save result.json (and result.md, result.pdf when there are) under out_dir/<job_id>/."""
         record = self.store.get(job_id)
         if record is None or not record.get("result_uri"):
             raise LookupError(f"job {job_id} has no result")
@@ -193,12 +193,15 @@ class PipelineClient:
         bucket, _, key = str(record["result_uri"]).removeprefix("s3://").partition("/")
         json_path = target / names.RESULT_JSON
         self._s3.download_file(bucket, key, str(json_path))
-        md_key = key.rsplit("/", 1)[0] + "/" + names.RESULT_MD
-        try:
-            self._s3.download_file(bucket, md_key, str(target / names.RESULT_MD))
-        except ClientError as exc:  # result.md exists only for layout models
-            if exc.response.get("Error", {}).get("Code") not in ("404", "NoSuchKey"):
-                raise
+        # result.md exists only for layout models, result.pdf unless the job turned it off.
+        for name in (names.RESULT_MD, names.RESULT_PDF):
+            try:
+                self._s3.download_file(
+                    bucket, key.rsplit("/", 1)[0] + "/" + name, str(target / name)
+                )
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") not in ("404", "NoSuchKey"):
+                    raise
         return json_path
 
     def input_bytes(self, record: dict[str, Any]) -> bytes:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -62,13 +63,29 @@ class Merged:
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
-class FanIn:
-    """Commits chunks of jobs whose work lives under work/<job_id>/ in `bucket`."""
+# What else a merge writes beside result.json, before the job completes: (job_id, plan).
+ExtraOutputs = Callable[[str, ChunkPlan], None]
 
-    def __init__(self, *, s3: S3Client, store: JobStore, bucket: str) -> None:
+
+class FanIn:
+    """Commits chunks of jobs whose work lives under work/<job_id>/ in `bucket`.
+
+    `extra_outputs` writes the job's other merged outputs (the processor's result.pdf from the
+    chunks' parts) after result.json and before the job completes.
+    """
+
+    def __init__(
+        self,
+        *,
+        s3: S3Client,
+        store: JobStore,
+        bucket: str,
+        extra_outputs: ExtraOutputs | None = None,
+    ) -> None:
         self._s3 = s3
         self._store = store
         self._bucket = bucket
+        self._extra_outputs = extra_outputs
 
     def read_plan(self, job_id: str) -> ChunkPlan:
         body = self._s3.get_object(Bucket=self._bucket, Key=plan_key(job_id))["Body"]
@@ -149,6 +166,8 @@ class FanIn:
                     result_key(job_id, names.RESULT_MD),
                     ExtraArgs={"ContentType": "text/markdown; charset=utf-8"},
                 )
+        if self._extra_outputs is not None:
+            self._extra_outputs(job_id, plan)
         if plan.cache_key is not None:
             ResultCache(self._s3, bucket).put_copy(plan.cache_key, source_key=json_key)
         result_uri = f"s3://{bucket}/{json_key}"

@@ -39,6 +39,8 @@ class JobOptions(BaseModel):
     use_doc_orientation_classify: bool = False
     use_doc_unwarping: bool = False
     use_textline_orientation: bool = False
+    # result.pdf beside result.json: the input's pages with the recognized text invisibly on top.
+    searchable_pdf: bool = True
 
     def canonical(self) -> str:
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))

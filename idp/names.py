@@ -196,7 +196,7 @@ DEFAULT_LANGUAGE: Final = "en"
 
 # S3 key layout.
 INPUT_PREFIX: Final = "input/"  # input/<model>/<path>
-RESULTS_PREFIX: Final = "results/"  # results/<job_id>/result.json (+ result.md)
+RESULTS_PREFIX: Final = "results/"  # results/<job_id>/result.json (+ result.md, result.pdf)
 # Finished results by content (sha256 of the bytes + model + language + options). A job id can
 # hold no ".", so this never meets a job's own prefix.
 RESULT_CACHE_PREFIX: Final = "results/.cache/"
@@ -204,12 +204,14 @@ VL_MANIFEST_PREFIX: Final = "sagemaker/manifests/"
 VL_OUTPUT_PREFIX: Final = "sagemaker/output/"
 VL_FAILURE_PREFIX: Final = "sagemaker/failure/"
 MODEL_CACHE_PREFIX: Final = "models/"  # models/<model_name>.tar.gz
-# A large document's intermediates: work/<job_id>/plan.json, chunks/<n>.pdf, parts/<n>.json.
+# A large document's intermediates: work/<job_id>/plan.json, chunks/<n>.pdf, parts/<n>.json,
+# searchable/<n>.pdf.
 # The merge deletes them; a lifecycle rule expires whatever a failed job leaves behind.
 WORK_PREFIX: Final = "work/"
 WORK_RETENTION_DAYS: Final = 2
 RESULT_JSON: Final = "result.json"
 RESULT_MD: Final = "result.md"
+RESULT_PDF: Final = "result.pdf"  # searchable PDF: the input's pages + invisible text
 INPUT_LANG_METADATA_KEY: Final = "lang"  # x-amz-meta-lang on an uploaded object
 
 # DynamoDB status table.

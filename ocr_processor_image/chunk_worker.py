@@ -17,13 +17,19 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
-from idp.chunks import ChunkInput, ChunkSpec, PartialResult
+from idp.chunks import ChunkInput, ChunkPlan, ChunkSpec, PartialResult
 from idp.errors import JobError
-from idp.fan_in import FanIn
+from idp.fan_in import ExtraOutputs, FanIn
 from idp.jobs import DispatchedJob, validate_language
-from idp.names import JobStatus, Service
+from idp.names import RESULT_PDF, JobStatus, Service
 from idp.ocr.paddle_engines import EngineRegistry
 from idp.ocr.pipeline import ocr_document
+from idp.results import result_key
+from idp.searchable_pdf import (
+    merge_searchable_parts,
+    searchable_part_key,
+    upload_searchable_pdf,
+)
 from idp.store import JobStore
 from ocr_processor_image.outputs import JobOutcome, download_input, ms
 from ocr_processor_image.settings import ProcessorSettings
@@ -51,7 +57,12 @@ def run_chunk(
     if record is None or JobStatus(record["status"]).is_terminal:
         logger.info("job %s has ended; chunk %d skipped", job.job_id, chunk.index)
         return JobOutcome(job_id=job.job_id, status="SKIPPED")
-    fan_in = FanIn(s3=s3, store=store, bucket=settings.results_bucket)
+    fan_in = FanIn(
+        s3=s3,
+        store=store,
+        bucket=settings.results_bucket,
+        extra_outputs=_merge_searchable_pdf(s3, settings) if job.options.searchable_pdf else None,
+    )
     if chunk.index not in record.get("chunks_committed", []):
         try:
             partial = _ocr_chunk(job, chunk, s3=s3, store=store, engines=engines, settings=settings)
@@ -79,6 +90,21 @@ def run_chunk(
         result_uri=merged.result_uri,
         timings_ms=merged.timings_ms,
     )
+
+
+def _merge_searchable_pdf(s3: S3Client, settings: ProcessorSettings) -> ExtraOutputs:
+    """result.pdf from the chunks' parts, joined in page order."""
+
+    def merge(job_id: str, plan: ChunkPlan) -> None:
+        merge_searchable_parts(
+            s3,
+            settings.results_bucket,
+            job_id=job_id,
+            chunk_count=len(plan.chunks),
+            key=result_key(job_id, RESULT_PDF),
+        )
+
+    return merge
 
 
 def _ocr_chunk(
@@ -116,6 +142,18 @@ def _ocr_chunk(
         page_offset=source.page_offset,
     )
     timings.update(outcome.timings_ms)
+    if job.options.searchable_pdf:
+        # The chunk's pages of result.pdf, from the chunk's own input; the merge joins them.
+        tick = time.perf_counter()
+        upload_searchable_pdf(
+            s3,
+            settings.results_bucket,
+            searchable_part_key(job.job_id, chunk.index),
+            data=data,
+            pages=outcome.pages,
+            first_page=source.first_page,
+        )
+        timings["searchable_pdf"] = ms(time.perf_counter() - tick)
     timings["total"] = ms(time.perf_counter() - started)
     return PartialResult(
         job_id=job.job_id, chunk=chunk, engine=engine.info, pages=outcome.pages, timings_ms=timings

@@ -10,7 +10,8 @@ from botocore.exceptions import ClientError
 from idp import names
 from idp.errors import InputNotFound, InputTooLarge
 from idp.names import Env
-from idp.results import OcrResult, result_key
+from idp.results import OcrResult, PageResult, result_key
+from idp.searchable_pdf import upload_searchable_pdf
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -59,6 +60,15 @@ def write_result(s3: S3Client, bucket: str, result: OcrResult) -> str:
             ContentType="text/markdown; charset=utf-8",
         )
     return f"s3://{bucket}/{json_key}"
+
+
+def write_result_pdf(
+    s3: S3Client, bucket: str, job_id: str, *, data: bytes, pages: list[PageResult]
+) -> str | None:
+    """result.pdf: the input's pages with their recognized text as an invisible layer."""
+    return upload_searchable_pdf(
+        s3, bucket, result_key(job_id, names.RESULT_PDF), data=data, pages=pages
+    )
 
 
 def download_input(s3: S3Client, bucket: str, key: str, *, max_bytes: int) -> bytes:

@@ -36,7 +36,13 @@ from idp.store import JobStore
 from idp.vl_submit import VlEndpointSubmitter
 from ocr_processor_image.chunk_worker import run_chunk
 from ocr_processor_image.fan_out import fan_out
-from ocr_processor_image.outputs import JobOutcome, download_input, ms, write_result
+from ocr_processor_image.outputs import (
+    JobOutcome,
+    download_input,
+    ms,
+    write_result,
+    write_result_pdf,
+)
 from ocr_processor_image.settings import ProcessorSettings
 from ocr_processor_image.vl_plan import plan_vl
 
@@ -151,7 +157,14 @@ def _run(
     cached = cache.get(content_key)
     if cached is not None:
         return _complete_from_cache(
-            job, cached, s3=s3, store=store, settings=settings, timings=timings, started=started
+            job,
+            cached,
+            data,
+            s3=s3,
+            store=store,
+            settings=settings,
+            timings=timings,
+            started=started,
         )
 
     if should_chunk(facts.page_count, settings.chunk_pages):
@@ -191,6 +204,10 @@ def _run(
     result_uri = write_result(s3, settings.results_bucket, result)
     cache.put(content_key, result)
     timings["write_result"] = ms(time.perf_counter() - tick)
+    if job.options.searchable_pdf:
+        tick = time.perf_counter()
+        write_result_pdf(s3, settings.results_bucket, job.job_id, data=data, pages=outcome.pages)
+        timings["searchable_pdf"] = ms(time.perf_counter() - tick)
     timings["total"] = ms(time.perf_counter() - started)
 
     completed = store.mark_completed(
@@ -221,6 +238,7 @@ def _run(
 def _complete_from_cache(
     job: DispatchedJob,
     cached: OcrResult,
+    data: bytes,
     *,
     s3: S3Client,
     store: JobStore,
@@ -229,6 +247,8 @@ def _complete_from_cache(
     started: float,
 ) -> JobOutcome:
     """The same bytes were OCR'd before with the same settings: reuse that result."""
+    if job.options.searchable_pdf:
+        write_result_pdf(s3, settings.results_bucket, job.job_id, data=data, pages=cached.pages)
     timings["total"] = ms(time.perf_counter() - started)
     result = cached.model_copy(
         update={

@@ -207,6 +207,9 @@ def _print_result_summary(file: str, result_path: Path, overlay_path: Path | Non
     out.rule(f"{file}: page 1 of {len(document.get('pages', []))} ({document['engine']['name']})")
     out.print(text or "(no text recognized)", markup=False, highlight=False)
     out.print(f"result: {result_path}")
+    searchable = result_path.with_name(names.RESULT_PDF)
+    if searchable.exists():
+        out.print(f"searchable PDF: {searchable}")
     if overlay_path:
         out.print(f"overlay of page 1: {overlay_path}")
 
@@ -429,7 +432,7 @@ def result(
     region: RegionOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Print a job's recognized text (or save result.json / result.md with --out)."""
+    """Print a job's recognized text (or save result.json, result.md, result.pdf with --out)."""
     client = client_for(endpoint_url, stack_name, region)
     if out_dir is not None:
         out.print(str(client.download_result(job_id, out_dir)))

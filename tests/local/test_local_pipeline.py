@@ -19,6 +19,7 @@ from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode, encode_pages, long_pdf, render_page, sample_lines
 from idp.textmetrics import character_error_rate
+from tests.pdftext import pdf_text, read_pages
 
 pytestmark = pytest.mark.ocr
 
@@ -97,6 +98,10 @@ def test_local_run_cli_recognizes_a_png_and_a_pdf(tmp_path: Path, models_dir: Pa
     assert character_error_rate("\n".join(png_lines), _page_text(png_result, 1)) <= 0.02
     for number, lines in enumerate(pdf_lines, start=1):
         assert character_error_rate("\n".join(lines), _page_text(pdf_result, number)) <= 0.02
+    # AND each result folder holds the searchable PDF, whose text pdftotext reads back
+    for row, result in ((rows[0], png_result), (rows[1], pdf_result)):
+        searchable = Path(row["result"]).with_name(names.RESULT_PDF)
+        assert pdf_text(searchable).split() == result["text"].split()
 
 
 def test_local_run_cli_fans_a_long_pdf_out_and_merges_it_in_order(
@@ -122,6 +127,11 @@ def test_local_run_cli_fans_a_long_pdf_out_and_merges_it_in_order(
     for number, text in enumerate(texts, start=1):
         assert character_error_rate(text, _page_text(result, number)) <= 0.05, number
     assert result["timings_ms"]["chunks"] == 5
+    # AND result.pdf, joined from the chunks' parts, beside it: 23 pages carrying that text
+    searchable = Path(row["result"]).with_name(names.RESULT_PDF)
+    assert len(read_pages(searchable)) == 23
+    for number in (1, 6, 23):
+        assert pdf_text(searchable, number).split() == _page_text(result, number).split()
 
 
 def test_local_run_cli_exits_nonzero_when_a_job_fails(tmp_path: Path) -> None:

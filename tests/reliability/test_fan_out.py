@@ -22,6 +22,7 @@ from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode_pages, pdf_pages, render_page, sample_lines
 from idp.textmetrics import character_error_rate
+from tests.pdftext import pdf_text, read_pages
 
 pytestmark = pytest.mark.ocr
 
@@ -109,7 +110,15 @@ def test_duplicated_chunk_deliveries_count_once_and_the_cache_answers_a_resubmis
         assert (record["pages_total"], record["pages_done"], record["page_count"]) == (8, 8, 8)
         assert (record["chunks_total"], record["chunks_done"]) == (3, 3)
         assert record["chunks_committed"] == [0, 1, 2]
-        # and the merge cleaned the partials up
+        # and result.pdf is joined from the chunks' parts: 8 pages, each with its text
+        result = pipeline.client().result_document(record["job_id"])
+        searchable = pipeline.client().download_result(record["job_id"], tmp_path / "out")
+        searchable = searchable.with_name(names.RESULT_PDF)
+        assert len(read_pages(searchable)) == 8
+        for page in result["pages"]:
+            read = " ".join(line["text"] for line in page["lines"])
+            assert pdf_text(searchable, page["page"]).split() == read.split()
+        # and the merge cleaned the partials (and the PDF parts) up
         assert _work_objects(pipeline, record["job_id"]) == []
 
         # WHEN the same bytes are uploaded again under another name
