@@ -25,10 +25,11 @@ help:
 
 setup: $(INSTALLED) $(CDK) $(WEIGHTS)
 
-$(INSTALLED): pyproject.toml
+$(INSTALLED): pyproject.toml ocr_processor_image/requirements-nodeps.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q --no-deps -r ocr_processor_image/requirements-nodeps.txt
 	touch $@
 
 $(CDK): package.json
