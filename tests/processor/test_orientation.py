@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from idp.documents import open_document
 from idp.errors import ModelUnavailable
 from idp.jobs import JobOptions
 from idp.names import OcrModel
@@ -26,7 +25,7 @@ from idp.ocr.pipeline import ocr_document
 from idp.results import Block, PageResult, Rotation
 from idp.synthetic import encode, encode_pages, render_page, sample_lines
 from idp.textmetrics import character_error_rate
-from tests.placement import ink_inside_boxes, reading_direction
+from tests.placement import ink_inside_boxes, page_as_rendered, reading_direction
 from tests.processor.conftest import WarmEngines
 
 QUARTER_TURNS = (0, 1, 2, 3)  # how often the scanner turned the page counter-clockwise
@@ -42,14 +41,6 @@ def _upright_page(lines: list[str] = LINES) -> Image.Image:
 
 def _turned(image: Image.Image, turns: int) -> Image.Image:
     return Image.fromarray(np.rot90(np.asarray(image), k=turns))
-
-
-def _page_as_seen(data: bytes, page: int = 1) -> Image.Image:
-    """The page as the pipeline rasterized it (what the boxes refer to)."""
-    with open_document(data, pdf_scale=JobOptions().pdf_scale) as document:
-        for image in document.pages(page, page):
-            return Image.fromarray(image.pixels)
-    raise AssertionError(f"no page {page}")
 
 
 def _assert_read_upright(page: PageResult, seen: Image.Image, turns: int) -> None:
@@ -132,7 +123,7 @@ def test_a_turned_image_is_read_upright_with_boxes_on_the_uploaded_page(
     # WHEN it is OCR'd with the default options
     document = ocr_document(data, engine=engine, options=JobOptions())
     # THEN the text is right, the rotation recorded, the boxes on the text of the uploaded page
-    _assert_read_upright(document.pages[0], _page_as_seen(data), turns)
+    _assert_read_upright(document.pages[0], page_as_rendered(data), turns)
     assert OFFLINE_MODEL_NAME in engine.info.models
     assert 0 < document.timings_ms["orientation"] < document.timings_ms["ocr"]
 
@@ -149,7 +140,7 @@ def test_a_pdf_with_pages_at_every_angle_reads_each_page_upright(
     document = ocr_document(data, engine=engine, options=JobOptions())
     # THEN every page reads right, with its own rotation and its boxes on its rendered page
     for turns, page in zip(QUARTER_TURNS, document.pages, strict=True):
-        _assert_read_upright(page, _page_as_seen(data, page.page), turns)
+        _assert_read_upright(page, page_as_rendered(data, page.page), turns)
 
 
 @pytest.mark.ocr
