@@ -13,7 +13,6 @@ counter-clockwise to read it upright (0, 90, 180 or 270).
 from __future__ import annotations
 
 import importlib.util
-import logging
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -29,7 +28,6 @@ from idp.results import EngineInfo, Quad, Rotation
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-logger = logging.getLogger(__name__)
 
 ROTATIONS: Final[tuple[Rotation, ...]] = (0, 90, 180, 270)
 
