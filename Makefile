@@ -29,10 +29,11 @@ setup: $(INSTALLED) $(CDK) $(WEIGHTS) poppler
 poppler:
 	scripts/ensure-poppler.sh
 
-$(INSTALLED): pyproject.toml
+$(INSTALLED): pyproject.toml ocr_processor_image/requirements-nodeps.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q --no-deps -r ocr_processor_image/requirements-nodeps.txt
 	touch $@
 
 $(CDK): package.json

@@ -133,6 +133,7 @@ class MergeError(RuntimeError):
 
 # Stage timings summed over chunks; the rest are per-job.
 _SUMMED_STAGES: Final = ("download", "engine_load", "open", "rasterize", "ocr")
+_SUMMED_WHEN_RUN: Final = ("orientation",)  # optional steps: only where a chunk ran them
 
 
 def merged_timings(
@@ -142,6 +143,9 @@ def merged_timings(
     timings = {
         stage: round(sum(t.get(stage, 0.0) for t in part_timings), 1) for stage in _SUMMED_STAGES
     }
+    for stage in _SUMMED_WHEN_RUN:
+        if any(stage in t for t in part_timings):
+            timings[stage] = round(sum(t.get(stage, 0.0) for t in part_timings), 1)
     timings["chunks"] = float(len(part_timings))
     totals = sorted(t.get("total", 0.0) for t in part_timings)
     timings["slowest_chunk"] = totals[-1] if totals else 0.0

@@ -36,7 +36,9 @@ class JobOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     pdf_scale: float = Field(default=names.DEFAULT_PDF_SCALE, gt=0, le=6)
-    use_doc_orientation_classify: bool = False
+    # Read each page upright (0/90/180/270°, idp.ocr.orientation) on the CPU models;
+    # PaddleOCR-VL reads pages as given and ignores it.
+    use_doc_orientation_classify: bool = True
     use_doc_unwarping: bool = False
     use_textline_orientation: bool = False
     # result.pdf beside result.json: the input's pages with the recognized text invisibly on top.

@@ -9,7 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from idp import names
 
 Point = tuple[float, float]
-Quad = tuple[Point, Point, Point, Point]  # clockwise from top-left, page pixel space
+# Clockwise from the text's top-left corner, in the pixel space of the page as uploaded (or
+# rendered): on a page read turned (PageResult.rotation), box[0] → box[1] still runs along
+# the text's reading direction, which is then not left to right on the page.
+Quad = tuple[Point, Point, Point, Point]
+# Degrees a page was turned counter-clockwise to read it upright (PaddleOCR's doc orientation).
+Rotation = Literal[0, 90, 180, 270]
 
 
 def result_key(job_id: str, name: str = names.RESULT_JSON) -> str:
@@ -35,8 +40,9 @@ class Block(BaseModel):
 
 class PageResult(BaseModel):
     page: int = Field(ge=1)  # 1-based
-    width: int
+    width: int  # the page as uploaded (or rendered), before any turn
     height: int
+    rotation: Rotation = 0  # degrees turned counter-clockwise to read it; boxes are not turned
     lines: list[Line] = Field(default_factory=list)
     blocks: list[Block] = Field(default_factory=list)
     markdown: str | None = None

@@ -66,10 +66,12 @@ def parse_manifest(body: bytes) -> DispatchedJob:
             f"this endpoint serves {OcrModel.PADDLEOCR_VL.value}, not {job.model.value}"
         )
     validate_language(job.lang)
-    if job.options.use_doc_orientation_classify or job.options.use_doc_unwarping:
+    # Page orientation (on by default for every job) is a step of the CPU models only: this
+    # endpoint reads pages as given and records rotation 0, so the option is not refused here.
+    if job.options.use_doc_unwarping:
         raise InvalidMessage(
-            "document orientation classification and unwarping are not offered by the "
-            f"{OcrModel.PADDLEOCR_VL.value} endpoint; leave those options false"
+            "document unwarping is not offered by the "
+            f"{OcrModel.PADDLEOCR_VL.value} endpoint; leave use_doc_unwarping false"
         )
     return job
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from idp.results import Block, EngineInfo, Line
+from idp.results import Block, EngineInfo, Line, Rotation
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,6 +36,10 @@ class PageContent:
     lines: list[Line] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
     markdown: str | None = None
+    # Degrees the page was turned counter-clockwise to read it (idp.ocr.orientation), and
+    # what finding that out cost; 0 where no orientation step ran.
+    rotation: Rotation = 0
+    orientation_ms: float = 0.0
 
 
 class OcrEngine(Protocol):

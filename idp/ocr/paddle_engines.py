@@ -31,6 +31,13 @@ from idp.jobs import JobOptions
 from idp.names import OcrModel
 from idp.ocr.engine import OcrEngine, PageContent, PageImage
 from idp.ocr.model_cache import ONNX_FILE
+from idp.ocr.orientation import (
+    DOC_ORIENTATION_MODEL,
+    OnnxOrientationClassifier,
+    OrientationClassifier,
+    OrientedEngine,
+    PaddleOrientationClassifier,
+)
 from idp.results import Block, EngineInfo, Line, Quad
 
 logger = logging.getLogger(__name__)
@@ -56,11 +63,10 @@ TABLE_MODELS: Final = {
     "wireless_table_structure_recognition": "SLANet_plus",
     "wired_table_cells_detection": "RT-DETR-L_wired_table_cell_det",
     "wireless_table_cells_detection": "RT-DETR-L_wireless_table_cell_det",
-    "table_orientation_classify": "PP-LCNet_x1_0_doc_ori",
+    "table_orientation_classify": DOC_ORIENTATION_MODEL,
 }
 FORMULA_MODEL: Final = "PP-FormulaNet_plus-L"
 TEXTLINE_ORIENTATION_MODEL: Final = "PP-LCNet_x1_0_textline_ori"
-DOC_ORIENTATION_MODEL: Final = "PP-LCNet_x1_0_doc_ori"
 DOC_UNWARPING_MODEL: Final = "UVDoc"
 
 
@@ -168,9 +174,9 @@ def detection_model_name(variant: str = "mobile") -> str:
 
 
 def _preprocessing_models(options: JobOptions) -> dict[str, str]:
+    # Page orientation is not PaddleOCR's step here: idp.ocr.orientation runs it in front of
+    # every engine (see EngineRegistry.get), so boxes can be mapped back onto the page.
     roles: dict[str, str] = {}
-    if options.use_doc_orientation_classify:
-        roles["doc_orientation_classify"] = DOC_ORIENTATION_MODEL
     if options.use_doc_unwarping:
         roles["doc_unwarping"] = DOC_UNWARPING_MODEL
     if options.use_textline_orientation:
@@ -218,7 +224,7 @@ def ocr_engine_kwargs(
     """Keyword arguments for paddleocr.PaddleOCR: local model dirs, options, CPU tuning."""
     return {
         **_model_args(model_dirs),
-        "use_doc_orientation_classify": options.use_doc_orientation_classify,
+        "use_doc_orientation_classify": False,  # idp.ocr.orientation does it
         "use_doc_unwarping": options.use_doc_unwarping,
         "use_textline_orientation": options.use_textline_orientation,
         "text_det_limit_type": settings.det_limit_type,
@@ -237,7 +243,7 @@ def structure_engine_kwargs(
     """Keyword arguments for paddleocr.PPStructureV3."""
     return {
         **_model_args(model_dirs),
-        "use_doc_orientation_classify": options.use_doc_orientation_classify,
+        "use_doc_orientation_classify": False,  # idp.ocr.orientation does it
         "use_doc_unwarping": options.use_doc_unwarping,
         "use_textline_orientation": options.use_textline_orientation,
         "use_table_recognition": settings.use_table_recognition,
@@ -492,6 +498,29 @@ def build_structure_engine(
     return PPStructureV3Engine(pipeline, info=info)
 
 
+def build_orientation_classifier(
+    resolve: ModelResolver, settings: EngineSettings
+) -> OrientationClassifier:
+    """PaddleOCR's PP-LCNet_x1_0_doc_ori when the model cache has it, else the offline model."""
+    try:
+        model_dirs = resolve_models({"doc_orientation_classify": DOC_ORIENTATION_MODEL}, resolve)
+    except ModelUnavailable as exc:
+        logger.info("page orientation: offline model (%s)", exc.message)
+        return OnnxOrientationClassifier.offline(threads=settings.cpu_threads)
+    runtime = choose_runtime(settings, model_dirs)
+    prepare_paddle_environment()
+    from paddleocr import DocImgOrientationClassification
+
+    _, model_dir = model_dirs["doc_orientation_classify"]
+    predictor = DocImgOrientationClassification(
+        model_name=DOC_ORIENTATION_MODEL,
+        model_dir=str(model_dir),
+        **settings.runtime_kwargs(runtime),
+    )
+    logger.info("page orientation: %s on %s", DOC_ORIENTATION_MODEL, runtime)
+    return PaddleOrientationClassifier(predictor)
+
+
 EngineFactory = Callable[[str, JobOptions, ModelResolver, EngineSettings], OcrEngine]
 """(lang, options, resolve, settings) → a ready engine."""
 
@@ -500,17 +529,20 @@ DEFAULT_FACTORIES: Final[Mapping[OcrModel, EngineFactory]] = {
     OcrModel.PP_STRUCTUREV3: build_structure_engine,
 }
 
-EngineKey = tuple[OcrModel, str, tuple[bool, bool, bool]]
+EngineKey = tuple[OcrModel, str, tuple[bool, bool]]
 
 
 def engine_key(model: OcrModel, lang: str, options: JobOptions) -> EngineKey:
-    # pdf_scale only affects rasterization, so it does not need an engine of its own.
-    flags = (
-        options.use_doc_orientation_classify,
-        options.use_doc_unwarping,
-        options.use_textline_orientation,
-    )
+    # pdf_scale only affects rasterization and page orientation runs in front of the engine
+    # (EngineRegistry.get), so neither needs an engine of its own.
+    flags = (options.use_doc_unwarping, options.use_textline_orientation)
     return (model, lang, flags)
+
+
+@dataclass
+class _WarmEngine:
+    engine: OcrEngine
+    oriented: OcrEngine | None = None  # the same engine behind the page orientation step
 
 
 class EngineRegistry:
@@ -532,32 +564,44 @@ class EngineRegistry:
         self.settings = settings or EngineSettings()
         self._factories = dict(factories if factories is not None else DEFAULT_FACTORIES)
         self._max_engines = max(1, max_engines)
-        self._engines: OrderedDict[EngineKey, OcrEngine] = OrderedDict()
+        self._engines: OrderedDict[EngineKey, _WarmEngine] = OrderedDict()
+        self._orientation: OrientationClassifier | None = None  # shared by every engine
         self._lock = threading.Lock()
 
     def get(self, model: OcrModel, lang: str, options: JobOptions | None = None) -> OcrEngine:
         """The warm engine for this job, building it on first use.
 
-        Raises UnsupportedModel (no factory here, e.g. VL on the CPU worker),
-        UnsupportedLanguage, or ModelUnavailable.
+        With `use_doc_orientation_classify` (the default) the engine reads each page upright
+        (idp.ocr.orientation). Raises UnsupportedModel (no factory here, e.g. VL on the CPU
+        worker), UnsupportedLanguage, or ModelUnavailable.
         """
         options = options or JobOptions()
-        key = engine_key(model, lang, options)
         with self._lock:
-            engine = self._engines.get(key)
-            if engine is not None:
-                self._engines.move_to_end(key)
-                return engine
-            factory = self._factories.get(model)
-            if factory is None:
-                served = ", ".join(m.value for m in self._factories)
-                raise UnsupportedModel(f"model {model.value} is not served here (serves: {served})")
-            while len(self._engines) >= self._max_engines:
-                evicted, _ = self._engines.popitem(last=False)
-                logger.info("dropping warm engine %s to make room", evicted)
-            engine = factory(lang, options, self._resolve, self.settings)
-            self._engines[key] = engine
-            return engine
+            warm = self._warm_engine(model, lang, options)
+            if not options.use_doc_orientation_classify:
+                return warm.engine
+            if warm.oriented is None:
+                if self._orientation is None:
+                    self._orientation = build_orientation_classifier(self._resolve, self.settings)
+                warm.oriented = OrientedEngine(warm.engine, self._orientation)
+            return warm.oriented
+
+    def _warm_engine(self, model: OcrModel, lang: str, options: JobOptions) -> _WarmEngine:
+        key = engine_key(model, lang, options)
+        warm = self._engines.get(key)
+        if warm is not None:
+            self._engines.move_to_end(key)
+            return warm
+        factory = self._factories.get(model)
+        if factory is None:
+            served = ", ".join(m.value for m in self._factories)
+            raise UnsupportedModel(f"model {model.value} is not served here (serves: {served})")
+        while len(self._engines) >= self._max_engines:
+            evicted, _ = self._engines.popitem(last=False)
+            logger.info("dropping warm engine %s to make room", evicted)
+        warm = _WarmEngine(factory(lang, options, self._resolve, self.settings))
+        self._engines[key] = warm
+        return warm
 
     def loaded(self) -> list[EngineKey]:
         return list(self._engines)

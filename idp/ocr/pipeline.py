@@ -30,7 +30,8 @@ class DocumentOcr:
     page_count: int
     sha256: str
     size_bytes: int
-    # Stage → milliseconds: "open" (detect + parse), "rasterize" and "ocr" (summed over pages).
+    # Stage → milliseconds: "open" (detect + parse), "rasterize" and "ocr" (summed over pages);
+    # "orientation", when it ran, is the part of "ocr" spent finding which way up pages are.
     timings_ms: dict[str, float] = field(default_factory=dict)
 
     def source(self, *, bucket: str, key: str) -> SourceInfo:
@@ -73,6 +74,7 @@ def ocr_document(
     started = time.perf_counter()
     rasterize_s = 0.0
     ocr_s = 0.0
+    orientation_ms = 0.0
     pages: list[PageResult] = []
     batch_size = page_batch if isinstance(engine, MultiPageEngine) else 1
     with open_document(
@@ -92,11 +94,13 @@ def ocr_document(
             else:
                 contents = [engine.recognize(image) for image in batch]
             ocr_s += time.perf_counter() - tick
+            orientation_ms += sum(content.orientation_ms for content in contents)
             pages.extend(
                 PageResult(
                     page=image.page,
                     width=image.width,
                     height=image.height,
+                    rotation=content.rotation,
                     lines=content.lines,
                     blocks=content.blocks,
                     markdown=content.markdown,
@@ -107,15 +111,18 @@ def ocr_document(
             if on_pages_done is not None:
                 on_pages_done(len(pages))
         facts = document.facts
+    timings_ms = {
+        "open": round(open_s * 1000, 1),
+        "rasterize": round(rasterize_s * 1000, 1),
+        "ocr": round(ocr_s * 1000, 1),
+    }
+    if orientation_ms:
+        timings_ms["orientation"] = round(orientation_ms, 1)
     return DocumentOcr(
         pages=pages,
         media_type=facts.media_type,
         page_count=facts.page_count,
         sha256=sha256,
         size_bytes=len(data),
-        timings_ms={
-            "open": round(open_s * 1000, 1),
-            "rasterize": round(rasterize_s * 1000, 1),
-            "ocr": round(ocr_s * 1000, 1),
-        },
+        timings_ms=timings_ms,
     )

@@ -142,6 +142,7 @@ def test_png_manifest_returns_recognized_text(server: ServerProcess, started: St
     }
     (page,) = result["pages"]
     assert (page["page"], page["width"], page["height"]) == (1, *PAGE_SIZE)
+    assert page["rotation"] == 0  # the endpoint reads pages as given (no orientation step)
     assert all(len(line["box"]) == 4 for line in page["lines"])
     assert character_error_rate(" ".join(PNG_LINES), result["text"]) <= 0.02
     assert {"fetch", "queue", "open", "rasterize", "ocr", "total"} <= set(result["timings_ms"])
@@ -222,8 +223,22 @@ def test_json_with_charset_parameter_is_accepted(server: ServerProcess) -> None:
             json.dumps(manifest("input/PaddleOCR-VL/letter.png", lang="klingon")).encode(),
             "UNSUPPORTED_LANGUAGE",
         ),
+        (
+            json.dumps(
+                manifest("input/PaddleOCR-VL/letter.png", options={"use_doc_unwarping": True})
+            ).encode(),
+            "INVALID_MESSAGE",
+        ),
     ],
-    ids=["not-json", "not-object", "missing-fields", "unknown-field", "cpu-model", "language"],
+    ids=[
+        "not-json",
+        "not-object",
+        "missing-fields",
+        "unknown-field",
+        "cpu-model",
+        "language",
+        "unwarping",
+    ],
 )
 def test_malformed_manifests_get_400(server: ServerProcess, body: bytes, code: str) -> None:
     assert_error(server.invoke(body), 400, code)

@@ -72,7 +72,11 @@ def _parts(plan: ChunkPlan, *, markdown: bool = False) -> dict[int, PartialResul
             pages=[
                 _page(n, markdown=markdown) for n in range(chunk.first_page, chunk.last_page + 1)
             ],
-            timings_ms={"ocr": 100.0 * chunk.page_count, "total": 150.0 * chunk.page_count},
+            timings_ms={
+                "ocr": 100.0 * chunk.page_count,
+                "orientation": 2.0 * chunk.page_count,
+                "total": 150.0 * chunk.page_count,
+            },
         )
         for chunk in plan.chunks
     }
@@ -133,6 +137,7 @@ def test_merged_result_reads_as_the_unchunked_result(markdown: bool) -> None:
     assert (md_out.getvalue().decode() or None) == expected.markdown
     # and the timings add the chunks' stages up and keep the orchestration's own
     assert result.timings_ms["ocr"] == 2300.0
+    assert result.timings_ms["orientation"] == 46.0
     assert result.timings_ms["chunks"] == 5
     assert result.timings_ms["slowest_chunk"] == 750.0
     assert result.timings_ms["split"] == 12.5

@@ -19,7 +19,8 @@ import pytest
 from idp.local.pipeline import LocalPipeline
 from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
-from idp.synthetic import encode_pages, render_page, sample_lines, truncated
+from idp.ocr.orientation import OFFLINE_MODEL_NAME
+from idp.synthetic import encode, encode_pages, render_page, sample_lines, truncated
 from idp.textmetrics import character_error_rate
 
 pytestmark = pytest.mark.image
@@ -104,3 +105,21 @@ def test_image_fails_a_broken_pdf_with_its_code_and_keeps_serving(
     assert good["status"] == JobStatus.COMPLETED, good.get("error")
     text = _page_text(client.result_document(good["job_id"]), 1)
     assert character_error_rate("\n".join(lines), text) <= 0.02
+
+
+def test_image_reads_a_sideways_page_upright_with_the_model_it_ships(
+    pipeline: LocalPipeline, tmp_path: Path
+) -> None:
+    # GIVEN a page scanned sideways, and a model cache without PaddleOCR's orientation model
+    lines = sample_lines(3, offset=11)
+    page = render_page(lines, size=(1700, 300), font_size=34, margin=50).rotate(-90, expand=True)
+
+    # WHEN the image processes it
+    record, client = _run(pipeline, tmp_path / "sideways.png", encode(page, "PNG"))
+
+    # THEN the offline orientation model inside the image turned it upright to read it
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    result = client.result_document(record["job_id"])
+    assert result["pages"][0]["rotation"] == 90
+    assert OFFLINE_MODEL_NAME in result["engine"]["models"]
+    assert character_error_rate("\n".join(lines), _page_text(result, 1)) <= 0.02

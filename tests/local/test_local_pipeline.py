@@ -20,6 +20,7 @@ from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode, encode_pages, long_pdf, render_page, sample_lines
 from idp.textmetrics import character_error_rate
 from tests.pdftext import pdf_text, read_pages
+from tests.placement import overlay_marks, page_as_rendered
 
 pytestmark = pytest.mark.ocr
 
@@ -315,3 +316,42 @@ def test_a_long_vl_document_goes_to_the_endpoint_in_chunks_served_together(
     assert result["engine"]["substitute"] is True
     # AND its chunk PDFs and partials are gone
     assert left.get("KeyCount") == 0
+
+
+def test_a_pdf_scanned_sideways_and_upside_down_reads_upright_and_its_overlay_lines_up(
+    pipeline: LocalPipeline, tmp_path: Path
+) -> None:
+    # GIVEN a scanned PDF whose page 1 lies sideways (turned clockwise) and page 2 upside down
+    pages_lines = [sample_lines(3, offset=4), sample_lines(3, offset=9)]
+    turned = [_page(pages_lines[0]).rotate(-90, expand=True), _page(pages_lines[1]).rotate(180)]
+    document = encode_pages(turned, "PDF", resolution=144.0)
+    scan = tmp_path / "scan.pdf"
+    scan.write_bytes(document)
+    url = pipeline.endpoint.url
+    assert url is not None
+    env = {**pipeline.endpoint.process_env(), "PATH": "/usr/bin:/bin"}
+
+    # WHEN it goes through the pipeline, and `idp overlay` draws page 1
+    client = pipeline.client()
+    job_id = client.submit(scan, model=OcrModel.PP_OCRV5).job_id
+    record = client.wait([job_id], timeout_s=JOB_TIMEOUT_S)[job_id]
+    overlay_png = tmp_path / "overlay.png"
+    overlay = _idp(
+        "overlay", job_id, "--page", "1", "--out", str(overlay_png), "--endpoint-url", url, env=env
+    )
+
+    # THEN both pages read right, each with the turn that was applied to read it
+    assert record is not None
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    result = client.result_document(job_id)
+    assert [page["rotation"] for page in result["pages"]] == [90, 180]
+    for number, lines in enumerate(pages_lines, start=1):
+        assert character_error_rate("\n".join(lines), _page_text(result, number)) <= 0.02
+    # AND the overlay is page 1 as uploaded, its boxes drawn over the page's text
+    assert overlay.returncode == 0, overlay.stderr
+    original = page_as_rendered(document, 1)
+    with Image.open(overlay_png) as image:
+        assert image.size == original.size == (result["pages"][0]["width"], 1700)
+        ink_marked, page_painted = overlay_marks(original, image)
+    assert ink_marked >= 0.95
+    assert page_painted < 0.5

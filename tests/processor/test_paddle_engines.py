@@ -110,14 +110,25 @@ def test_structure_needs_layout_region_ocr_and_table_models_from_the_paddlex_con
     assert "formula_recognition" not in roles
 
 
-def test_orientation_and_unwarping_options_add_their_models() -> None:
-    options = JobOptions(
-        use_doc_orientation_classify=True, use_doc_unwarping=True, use_textline_orientation=True
-    )
+def test_unwarping_and_textline_options_add_their_models() -> None:
+    options = JobOptions(use_doc_unwarping=True, use_textline_orientation=True)
     roles = ocr_model_names("en", options, SETTINGS)
-    assert roles["doc_orientation_classify"] == "PP-LCNet_x1_0_doc_ori"
     assert roles["doc_unwarping"] == "UVDoc"
     assert roles["textline_orientation"] == "PP-LCNet_x1_0_textline_ori"
+
+
+def test_page_orientation_is_not_left_to_paddleocr() -> None:
+    # GIVEN the default options, which read every page upright
+    options = JobOptions()
+    assert options.use_doc_orientation_classify
+    # WHEN the engines' PaddleOCR arguments are made
+    roles = ocr_model_names("en", options, SETTINGS)
+    dirs = {role: (name, Path("/models") / name) for role, name in roles.items()}
+    # THEN PaddleOCR does not turn pages itself (idp.ocr.orientation does, in front of it, so
+    # boxes can be mapped back onto the page as uploaded)
+    assert "doc_orientation_classify" not in roles
+    assert ocr_engine_kwargs(dirs, options, SETTINGS)["use_doc_orientation_classify"] is False
+    assert structure_engine_kwargs(dirs, options, SETTINGS)["use_doc_orientation_classify"] is False
 
 
 def _fake_model_dir(root: Path, name: str) -> Path:

@@ -12,6 +12,7 @@ from PIL import Image
 from idp import names, synthetic
 from idp.jobs import DispatchedJob
 from idp.names import JobStatus
+from idp.ocr.orientation import OFFLINE_MODEL_NAME
 from idp.results import OcrResult
 from idp.textmetrics import character_error_rate
 from ocr_processor_image import handler
@@ -73,7 +74,11 @@ def test_document_is_recognized_and_job_completes(
     assert record["page_count"] == page_count
     assert record["attempts"] == 1
     assert {"download", "engine_load", "rasterize", "ocr", "total"} <= set(record["timings_ms"])
-    assert record["engine"]["models"] == ["PP-OCRv5_mobile_det", "PP-OCRv5_mobile_rec"]
+    assert record["engine"]["models"] == [
+        "PP-OCRv5_mobile_det",
+        "PP-OCRv5_mobile_rec",
+        OFFLINE_MODEL_NAME,  # page orientation (on by default), the offline model
+    ]
     assert record["engine"]["name"] == "paddleocr/onnxruntime"
     result_key = f"{names.RESULTS_PREFIX}{job.job_id}/{names.RESULT_JSON}"
     assert record["result_uri"] == f"s3://{RESULTS_BUCKET}/{result_key}"

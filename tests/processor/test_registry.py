@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from idp.errors import UnsupportedModel
+from idp.errors import ModelUnavailable, UnsupportedModel
 from idp.jobs import JobOptions
 from idp.names import OcrModel
 from idp.ocr.engine import OcrEngine, PageContent, PageImage
+from idp.ocr.orientation import OFFLINE_MODEL_NAME
 from idp.ocr.paddle_engines import EngineRegistry, EngineSettings, ModelResolver
 from idp.results import EngineInfo, Line
 
@@ -40,9 +41,13 @@ class CountingFactory:
         return StaticEngine(lang)
 
 
+def _empty_cache(name: str) -> Path:
+    raise ModelUnavailable(f"model {name} is not available")
+
+
 def _registry(factory: CountingFactory, max_engines: int = 2) -> EngineRegistry:
     return EngineRegistry(
-        resolve=lambda name: Path("/nonexistent") / name,
+        resolve=_empty_cache,
         factories={OcrModel.PP_OCRV5: factory},
         max_engines=max_engines,
     )
@@ -82,6 +87,20 @@ def test_least_recently_used_engine_is_dropped_beyond_the_limit() -> None:
     # THEN only one is loaded at a time, and the first one had to be rebuilt
     assert len(registry.loaded()) == 1
     assert [lang for lang, _ in factory.built] == ["en", "fr", "en"]
+
+
+def test_orientation_on_and_off_share_one_warm_engine() -> None:
+    # GIVEN a registry
+    factory = CountingFactory()
+    registry = _registry(factory)
+    # WHEN a job reads pages upright (the default) and another turns that off
+    oriented = registry.get(OcrModel.PP_OCRV5, "en", JobOptions())
+    as_given = registry.get(OcrModel.PP_OCRV5, "en", JobOptions(use_doc_orientation_classify=False))
+    # THEN one engine was built; the first sits behind the page orientation step
+    assert len(factory.built) == 1
+    assert isinstance(as_given, StaticEngine)
+    assert oriented.info.models == ["none", OFFLINE_MODEL_NAME]
+    assert registry.get(OcrModel.PP_OCRV5, "en") is oriented
 
 
 def test_model_without_a_factory_is_unsupported_here() -> None:
