@@ -355,3 +355,8 @@ def test_a_pdf_scanned_sideways_and_upside_down_reads_upright_and_its_overlay_li
         ink_marked, page_painted = overlay_marks(original, image)
     assert ink_marked >= 0.95
     assert page_painted < 0.5
+    # AND result.pdf's text layer, turned with its page, reads right in poppler's extractor
+    json_path = client.download_result(job_id, tmp_path / "out")
+    for number, lines in enumerate(pages_lines, start=1):
+        extracted = " ".join(pdf_text(json_path.parent / names.RESULT_PDF, number).split())
+        assert character_error_rate(" ".join(lines), extracted) <= 0.02, (number, extracted)
