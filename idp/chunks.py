@@ -112,7 +112,7 @@ class MergeError(RuntimeError):
 
 
 # Stage timings summed over chunks; the rest are per-job.
-_SUMMED_STAGES: Final = ("download", "engine_load", "open", "rasterize", "ocr")
+_SUMMED_STAGES: Final = ("download", "engine_load", "open", "rasterize", "text_layer", "ocr")
 
 
 def merged_timings(

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Point = tuple[float, float]
 Quad = tuple[Point, Point, Point, Point]  # clockwise from top-left, page pixel space
+TextSource = Literal["text_layer", "ocr"]
 
 
 class Line(BaseModel):
@@ -33,6 +34,8 @@ class PageResult(BaseModel):
     lines: list[Line] = Field(default_factory=list)
     blocks: list[Block] = Field(default_factory=list)
     markdown: str | None = None
+    # Where the lines came from: the PDF's own text layer, or OCR of the rendered page.
+    text_source: TextSource = "ocr"
 
     @property
     def text(self) -> str:

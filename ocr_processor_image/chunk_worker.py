@@ -39,6 +39,7 @@ from idp.names import RESULT_MD, JobStatus, Service
 from idp.ocr.paddle_engines import EngineRegistry
 from idp.ocr.pipeline import ocr_document
 from idp.store import JobStore, parse_timestamp, utc_now
+from idp.text_layer.page import text_layer_reader
 from ocr_processor_image.outputs import JobOutcome, download_input, ms, result_key
 from ocr_processor_image.result_cache import ResultCache
 from ocr_processor_image.settings import ProcessorSettings
@@ -138,6 +139,7 @@ def _ocr_chunk(
         options=job.options,
         max_pages=settings.max_pages,
         on_pages_done=progress,
+        read_page=text_layer_reader(job),
         **pages,
     )
     timings.update(outcome.timings_ms)

@@ -29,6 +29,7 @@ from idp.ocr.paddle_engines import EngineRegistry
 from idp.ocr.pipeline import ocr_document
 from idp.results import OcrResult
 from idp.store import JobStore
+from idp.text_layer.page import text_layer_reader
 from ocr_processor_image.chunk_worker import run_chunk
 from ocr_processor_image.fan_out import fan_out
 from ocr_processor_image.outputs import JobOutcome, download_input, ms, write_result
@@ -158,7 +159,13 @@ def _run(
     engine = engines.get(job.model, lang, job.options)
     timings["engine_load"] = ms(time.perf_counter() - tick)
 
-    outcome = ocr_document(data, engine=engine, options=job.options, max_pages=settings.max_pages)
+    outcome = ocr_document(
+        data,
+        engine=engine,
+        options=job.options,
+        max_pages=settings.max_pages,
+        read_page=text_layer_reader(job),
+    )
     timings.update(outcome.timings_ms)
 
     tick = time.perf_counter()
