@@ -190,8 +190,22 @@ def test_json_with_charset_parameter_is_accepted(server: ServerProcess) -> None:
             json.dumps(manifest("input/PaddleOCR-VL/letter.png", lang="klingon")).encode(),
             "UNSUPPORTED_LANGUAGE",
         ),
+        (
+            json.dumps(
+                manifest("input/PaddleOCR-VL/letter.pdf", options={"text_layer": "only"})
+            ).encode(),
+            "INVALID_MESSAGE",
+        ),
     ],
-    ids=["not-json", "not-object", "missing-fields", "unknown-field", "cpu-model", "language"],
+    ids=[
+        "not-json",
+        "not-object",
+        "missing-fields",
+        "unknown-field",
+        "cpu-model",
+        "language",
+        "text-layer-only",
+    ],
 )
 def test_malformed_manifests_get_400(server: ServerProcess, body: bytes, code: str) -> None:
     assert_error(server.invoke(body), 400, code)
