@@ -191,10 +191,11 @@ LIGATURE_TEXT: Final = (
 )
 
 
-def benchmark_pages(count: int) -> list[PageSpec]:
-    """`count` vector pages of 30 lines with fine print: the text-layer benchmark's document."""
+def benchmark_pages(count: int, lines: int = 12) -> list[PageSpec]:
+    """`count` vector pages of `lines` lines with fine print: the text-layer benchmark's
+    document."""
     return [
-        PageSpec(lines=page_lines(number), fine_print=fine_print(number))
+        PageSpec(lines=page_lines(number, lines), fine_print=fine_print(number))
         for number in range(1, count + 1)
     ]
 
