@@ -225,6 +225,8 @@ class Document:
                 f"PDF page {self.page_number(number)} cannot be loaded: {exc}"
             ) from None
         try:
+            # A page read from its layer is held to the same size limit as a rendered one.
+            self._rendered_size(page, self.page_number(number))
             yield page
         finally:
             page.close()
@@ -280,12 +282,7 @@ class Document:
         except pdfium.PdfiumError as exc:
             raise CorruptDocument(f"PDF page {number} cannot be loaded: {exc}") from None
         try:
-            width_pt, height_pt = page.get_size()
-            width = math.ceil(width_pt * self._pdf_scale)
-            height = math.ceil(height_pt * self._pdf_scale)
-            if width < 1 or height < 1:
-                raise CorruptDocument(f"PDF page {number} has an empty page box")
-            self._check_pixels(width, height, f"PDF page {number} rendered at {self._pdf_scale}×")
+            self._rendered_size(page, number)
             try:
                 bitmap = page.render(scale=self._pdf_scale, rev_byteorder=True)
             except (pdfium.PdfiumError, ValueError) as exc:
@@ -297,6 +294,16 @@ class Document:
         finally:
             page.close()
         return pixels
+
+    def _rendered_size(self, page: Any, number: int) -> tuple[int, int]:
+        """The page's size rendered at the job's scale; CorruptDocument / ImageTooLarge."""
+        width_pt, height_pt = page.get_size()
+        width = math.ceil(width_pt * self._pdf_scale)
+        height = math.ceil(height_pt * self._pdf_scale)
+        if width < 1 or height < 1:
+            raise CorruptDocument(f"PDF page {number} has an empty page box")
+        self._check_pixels(width, height, f"PDF page {number} rendered at {self._pdf_scale}×")
+        return width, height
 
     # -- raster images -------------------------------------------------------------------------
     def _open_image(self) -> int:

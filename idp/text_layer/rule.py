@@ -43,7 +43,9 @@ class Coverage:
 
 def measure_coverage(page: Any, layer: TextLayer) -> Coverage:
     """Render `page` (a pypdfium2 PdfPage) small and compare its ink with `layer`'s lines."""
-    bitmap = page.render(scale=RULE_SCALE, grayscale=True)
+    # Never more pixels than the job's own rendering (its pdf_scale) was allowed.
+    scale = min(RULE_SCALE, layer.width / page.get_size()[0])
+    bitmap = page.render(scale=scale, grayscale=True)
     try:
         grey = bitmap.to_numpy()
         ink = (grey.reshape(grey.shape[0], grey.shape[1], -1)[:, :, 0] < INK_LEVEL).copy()

@@ -255,3 +255,19 @@ def test_ocr_mode_and_layout_models_read_every_page_from_its_pixels() -> None:
     assert page_reader(OcrModel.PP_OCRV5, TextLayerMode.OCR, scale=2.0) is None
     assert page_reader(OcrModel.PP_STRUCTUREV3, TextLayerMode.AUTO, scale=2.0) is None
     assert page_reader(OcrModel.PADDLEOCR_VL, TextLayerMode.AUTO, scale=2.0) is None
+
+
+def test_a_page_too_large_to_render_fails_as_it_would_for_ocr() -> None:
+    # GIVEN a PDF page that would be 800 MP at 2× (read from the layer, it is never rendered)
+    from idp import synthetic
+    from idp.errors import ImageTooLarge
+
+    # WHEN it is read with text_layer "auto"
+    # THEN it is refused by the same size limit as a rendered page
+    with pytest.raises(ImageTooLarge, match="PDF page 1 rendered at 2"):
+        ocr_document(
+            synthetic.oversized_page_pdf(),
+            engine=RecordingEngine(),
+            options=JobOptions(),
+            read_page=page_reader(OcrModel.PP_OCRV5, TextLayerMode.AUTO, scale=2.0),
+        )
