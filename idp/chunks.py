@@ -133,7 +133,8 @@ class MergeError(RuntimeError):
 
 # Stage timings summed over chunks; the rest are per-job.
 _SUMMED_STAGES: Final = ("download", "engine_load", "open", "rasterize", "ocr")
-_SUMMED_WHEN_RUN: Final = ("orientation",)  # optional steps: only where a chunk ran them
+# Optional steps: summed only where a chunk ran them.
+_SUMMED_WHEN_RUN: Final = ("orientation", "text_layer")
 
 
 def merged_timings(

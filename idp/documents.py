@@ -196,11 +196,40 @@ class Document:
         order; only the current page is held."""
         stop = self.page_count if last is None else min(last, self.page_count)
         for index in range(max(first, 1) - 1, stop):
-            if self._pdf is not None:
-                pixels = self._render_pdf_page(index)
-            else:
-                pixels = self._decode_image_frame(index)
-            yield PageImage(page=self._page_offset + index + 1, pixels=pixels)
+            yield self.page_image(index + 1)
+
+    def page_image(self, number: int) -> PageImage:
+        """Page `number` (1-based, of this file) as RGB pixels."""
+        index = number - 1
+        if self._pdf is not None:
+            pixels = self._render_pdf_page(index)
+        else:
+            pixels = self._decode_image_frame(index)
+        return PageImage(page=self._page_offset + number, pixels=pixels)
+
+    def page_number(self, number: int) -> int:
+        """Page `number` of this file as numbered in the whole document (a chunk's offset)."""
+        return self._page_offset + number
+
+    @contextlib.contextmanager
+    def pdf_page(self, number: int) -> Iterator[Any]:
+        """Page `number` (1-based, of this file) as a pypdfium2 PdfPage, closed on exit."""
+        pdfium = _pdfium()
+
+        if self._pdf is None:
+            raise TypeError(f"a {_label(self.media_type)} has no PDF pages")
+        try:
+            page = self._pdf[number - 1]
+        except pdfium.PdfiumError as exc:
+            raise CorruptDocument(
+                f"PDF page {self.page_number(number)} cannot be loaded: {exc}"
+            ) from None
+        try:
+            # A page read from its layer is held to the same size limit as a rendered one.
+            self._rendered_size(page, self.page_number(number))
+            yield page
+        finally:
+            page.close()
 
     def extract_pdf_pages(self, first: int, last: int) -> bytes:
         """A new PDF of pages `first`..`last` (1-based, inclusive), copied without rendering."""
@@ -253,12 +282,7 @@ class Document:
         except pdfium.PdfiumError as exc:
             raise CorruptDocument(f"PDF page {number} cannot be loaded: {exc}") from None
         try:
-            width_pt, height_pt = page.get_size()
-            width = math.ceil(width_pt * self._pdf_scale)
-            height = math.ceil(height_pt * self._pdf_scale)
-            if width < 1 or height < 1:
-                raise CorruptDocument(f"PDF page {number} has an empty page box")
-            self._check_pixels(width, height, f"PDF page {number} rendered at {self._pdf_scale}×")
+            self._rendered_size(page, number)
             try:
                 bitmap = page.render(scale=self._pdf_scale, rev_byteorder=True)
             except (pdfium.PdfiumError, ValueError) as exc:
@@ -270,6 +294,16 @@ class Document:
         finally:
             page.close()
         return pixels
+
+    def _rendered_size(self, page: Any, number: int) -> tuple[int, int]:
+        """The page's size rendered at the job's scale; CorruptDocument / ImageTooLarge."""
+        width_pt, height_pt = page.get_size()
+        width = math.ceil(width_pt * self._pdf_scale)
+        height = math.ceil(height_pt * self._pdf_scale)
+        if width < 1 or height < 1:
+            raise CorruptDocument(f"PDF page {number} has an empty page box")
+        self._check_pixels(width, height, f"PDF page {number} rendered at {self._pdf_scale}×")
+        return width, height
 
     # -- raster images -------------------------------------------------------------------------
     def _open_image(self) -> int:

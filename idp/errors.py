@@ -69,6 +69,12 @@ class ImageTooLarge(JobError):
     code = "IMAGE_TOO_LARGE"
 
 
+class NoTextLayer(JobError):
+    """text_layer "only" and a page whose text layer does not cover it (e.g. a scan)."""
+
+    code = "NO_TEXT_LAYER"
+
+
 class ModelUnavailable(JobError):
     code = "MODEL_UNAVAILABLE"
 

@@ -16,12 +16,19 @@ from typing import Any, Final, Literal
 from urllib.parse import unquote_plus
 
 from aws_lambda_powertools.utilities.data_classes import S3Event
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from idp import names
 from idp.chunks import ChunkSpec
 from idp.errors import InvalidMessage, JobError, UnsupportedLanguage, UnsupportedModel
-from idp.names import OcrModel
+from idp.names import OcrModel, TextLayerMode
 
 # SageMaker's InferenceId takes at most 64 printable characters; the job id doubles as it.
 JOB_ID_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"
@@ -43,6 +50,7 @@ class JobOptions(BaseModel):
     use_textline_orientation: bool = False
     # result.pdf beside result.json: the input's pages with the recognized text invisibly on top.
     searchable_pdf: bool = True
+    text_layer: TextLayerMode = TextLayerMode.AUTO
 
     def canonical(self) -> str:
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
@@ -72,6 +80,16 @@ class JobRequest(BaseModel):
         except KeyError:
             known = ", ".join(m.value for m in OcrModel)
             raise UnsupportedModel(f"unknown OCR model {value!r}; use one of: {known}") from None
+
+    @model_validator(mode="after")
+    def _text_layer_only_for_text_lines(self) -> JobRequest:
+        if self.options.text_layer == TextLayerMode.ONLY and self.model is not OcrModel.PP_OCRV5:
+            raise InvalidMessage(
+                f'text_layer "only" reads text lines from the PDF and runs no engine; '
+                f"{self.model.value} runs layout on the rendered page, so use it with "
+                f'{OcrModel.PP_OCRV5.value}, or text_layer "auto" / "ocr"'
+            )
+        return self
 
     def with_lang(self, lang: str) -> JobRequest:
         return self.model_copy(update={"lang": lang})

@@ -29,6 +29,14 @@ class Backend(StrEnum):
     SAGEMAKER = "sagemaker"
 
 
+class TextLayerMode(StrEnum):
+    """Where a PDF page's text comes from (job option `text_layer`)."""
+
+    AUTO = "auto"  # the page's text layer when it covers the page (measured rule), else OCR
+    OCR = "ocr"  # always OCR
+    ONLY = "only"  # never OCR: a page without a usable text layer fails the job
+
+
 class OcrModel(StrEnum):
     PP_OCRV5 = "PP-OCRv5"
     PP_STRUCTUREV3 = "PP-StructureV3"

@@ -15,6 +15,8 @@ Point = tuple[float, float]
 Quad = tuple[Point, Point, Point, Point]
 # Degrees a page was turned counter-clockwise to read it upright (PaddleOCR's doc orientation).
 Rotation = Literal[0, 90, 180, 270]
+# Where a page's text came from: the PDF's own text layer, or OCR of its pixels.
+TextSource = Literal["text_layer", "ocr"]
 
 
 def result_key(job_id: str, name: str = names.RESULT_JSON) -> str:
@@ -46,6 +48,8 @@ class PageResult(BaseModel):
     lines: list[Line] = Field(default_factory=list)
     blocks: list[Block] = Field(default_factory=list)
     markdown: str | None = None
+    # Where the lines came from: the PDF's own text layer, or OCR of the rendered page.
+    text_source: TextSource = "ocr"
 
     @property
     def text(self) -> str:

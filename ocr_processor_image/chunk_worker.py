@@ -31,6 +31,7 @@ from idp.searchable_pdf import (
     upload_searchable_pdf,
 )
 from idp.store import JobStore
+from idp.text_layer.page import text_layer_reader
 from ocr_processor_image.outputs import JobOutcome, download_input, ms
 from ocr_processor_image.settings import ProcessorSettings
 
@@ -140,6 +141,7 @@ def _ocr_chunk(
         first_page=source.first_page,
         last_page=source.last_page,
         page_offset=source.page_offset,
+        read_page=text_layer_reader(job),
     )
     timings.update(outcome.timings_ms)
     if job.options.searchable_pdf:

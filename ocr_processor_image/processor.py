@@ -33,6 +33,7 @@ from idp.ocr.pipeline import ocr_document
 from idp.result_cache import ResultCache, cache_key
 from idp.results import OcrResult
 from idp.store import JobStore
+from idp.text_layer.page import text_layer_reader
 from idp.vl_submit import VlEndpointSubmitter
 from ocr_processor_image.chunk_worker import run_chunk
 from ocr_processor_image.fan_out import fan_out
@@ -188,7 +189,13 @@ def _run(
     engine = engines.get(job.model, lang, job.options)
     timings["engine_load"] = ms(time.perf_counter() - tick)
 
-    outcome = ocr_document(data, engine=engine, options=job.options, max_pages=settings.max_pages)
+    outcome = ocr_document(
+        data,
+        engine=engine,
+        options=job.options,
+        max_pages=settings.max_pages,
+        read_page=text_layer_reader(job),
+    )
     timings.update(outcome.timings_ms)
 
     tick = time.perf_counter()

@@ -23,7 +23,7 @@ from idp.errors import (
     UnsupportedModel,
 )
 from idp.jobs import DispatchedJob, validate_language
-from idp.names import OcrModel
+from idp.names import OcrModel, TextLayerMode
 from idp.ocr.pipeline import ocr_document
 from idp.results import OcrResult
 from sagemaker_container.engines import EngineRuntime
@@ -72,6 +72,12 @@ def parse_manifest(body: bytes) -> DispatchedJob:
         raise InvalidMessage(
             "document unwarping is not offered by the "
             f"{OcrModel.PADDLEOCR_VL.value} endpoint; leave use_doc_unwarping false"
+        )
+    if job.options.text_layer == TextLayerMode.ONLY:
+        # The VL model reads every page's pixels (layout + VLM); "auto" is accepted and OCRs.
+        raise InvalidMessage(
+            f'text_layer "only" is not offered by the {OcrModel.PADDLEOCR_VL.value} endpoint, '
+            'which reads every page from its pixels; use "auto" or "ocr"'
         )
     return job
 

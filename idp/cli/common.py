@@ -14,7 +14,7 @@ from rich.console import Console
 
 from idp.client import PipelineClient, PipelineNames
 from idp.local.emulator import AwsEndpoint
-from idp.names import OcrModel
+from idp.names import OcrModel, TextLayerMode
 
 err = Console(stderr=True)
 out = Console()
@@ -23,6 +23,15 @@ ModelOption = Annotated[
     str, typer.Option("--model", "-m", help="PP-OCRv5, PP-StructureV3 or PaddleOCR-VL")
 ]
 LangOption = Annotated[str, typer.Option("--lang", "-l", help="PaddleOCR language code")]
+TextLayerOption = Annotated[
+    TextLayerMode,
+    typer.Option(
+        "--text-layer",
+        case_sensitive=False,
+        help="PDF pages: auto = read a page's own text layer when it covers the page, else "
+        "OCR; ocr = always OCR; only = never OCR (a page without a text layer fails the job)",
+    ),
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="machine-readable output on stdout")]
 EndpointOption = Annotated[
     str | None,

@@ -32,6 +32,7 @@ from idp.cli.common import (
     ModelOption,
     RegionOption,
     StackOption,
+    TextLayerOption,
     aws_endpoint,
     client_for,
     configure_logging,
@@ -44,7 +45,7 @@ from idp.cli.endpoint import endpoint_app
 from idp.cli.smoke import smoke
 from idp.client import JobProgress, PipelineClient
 from idp.jobs import JobOptions
-from idp.names import JobStatus, OcrModel
+from idp.names import JobStatus, OcrModel, TextLayerMode
 
 app = typer.Typer(
     help="Serverless document OCR with PaddleOCR: local runs and job tools.",
@@ -104,6 +105,7 @@ def local_run(
     paths: Annotated[list[Path], typer.Argument(help="documents to OCR", exists=True)],
     model: ModelOption = OcrModel.PP_OCRV5.value,
     lang: LangOption = names.DEFAULT_LANGUAGE,
+    text_layer: TextLayerOption = TextLayerMode.AUTO,
     out_dir: Annotated[Path, typer.Option("--out", help="where results are downloaded")] = Path(
         "idp-results"
     ),
@@ -152,7 +154,10 @@ def local_run(
         err.print(f"[bold]starting[/] the embedded AWS and the local runtime ({work})")
         with LocalPipeline(settings) as pipeline:
             client = pipeline.client()
-            submitted = [client.submit(p, model=ocr_model, lang=lang) for p in paths]
+            options = JobOptions(text_layer=text_layer)
+            submitted = [
+                client.submit(p, model=ocr_model, lang=lang, options=options) for p in paths
+            ]
             records = _wait_with_progress(client, [s.job_id for s in submitted], timeout)
             for item in submitted:
                 record = records.get(item.job_id)
@@ -352,6 +357,7 @@ def submit(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False)],
     model: ModelOption = OcrModel.PP_OCRV5.value,
     lang: LangOption = names.DEFAULT_LANGUAGE,
+    text_layer: TextLayerOption = TextLayerMode.AUTO,
     endpoint_url: EndpointOption = None,
     stack_name: StackOption = names.STACK_NAME,
     region: RegionOption = None,
@@ -359,7 +365,9 @@ def submit(
 ) -> None:
     """Upload a document and queue its job; prints the job id."""
     client = client_for(endpoint_url, stack_name, region)
-    submitted = client.submit(file, model=parse_model(model), lang=lang)
+    submitted = client.submit(
+        file, model=parse_model(model), lang=lang, options=JobOptions(text_layer=text_layer)
+    )
     if as_json:
         print(json.dumps({"job_id": submitted.job_id, "key": submitted.key}))
     else:

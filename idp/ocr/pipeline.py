@@ -8,7 +8,6 @@ engine failures as EngineFailure.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,8 +16,9 @@ from idp import names
 from idp.documents import open_document
 from idp.jobs import JobOptions
 from idp.names import MediaType
-from idp.ocr.engine import MultiPageEngine, OcrEngine
+from idp.ocr.engine import MultiPageEngine, OcrEngine, PageImage
 from idp.results import PageResult, SourceInfo
+from idp.text_layer.page import PageReader
 
 
 @dataclass
@@ -56,6 +56,7 @@ def ocr_document(
     last_page: int | None = None,
     page_offset: int = 0,
     on_pages_done: Callable[[int], None] | None = None,
+    read_page: PageReader | None = None,
 ) -> DocumentOcr:
     """OCR every page of a PDF/PNG/JPEG/TIFF/BMP/WEBP document with a ready engine.
 
@@ -69,60 +70,82 @@ def ocr_document(
     A chunk of a larger document OCRs pages `first_page`..`last_page` only; when `data` is the
     chunk's own PDF, `page_offset` numbers its pages as in the whole document. `on_pages_done`
     hears how many pages are done after each batch (progress).
+
+    `read_page` (idp.text_layer.page.page_reader) sees each PDF page first: a page it returns
+    is taken as it is (read from the text layer, never rasterized at full size nor OCR'd); a
+    page it declines (None) is OCR'd. Pages stay in document order either way.
     """
     sha256 = hashlib.sha256(data).hexdigest()
     started = time.perf_counter()
-    rasterize_s = 0.0
-    ocr_s = 0.0
+    seconds = {"rasterize": 0.0, "ocr": 0.0, "text_layer": 0.0}
     orientation_ms = 0.0
     pages: list[PageResult] = []
     batch_size = page_batch if isinstance(engine, MultiPageEngine) else 1
+    batch: list[PageImage] = []
+
+    def recognize_batch() -> None:
+        nonlocal orientation_ms
+        if not batch:
+            return
+        tick = time.perf_counter()
+        if isinstance(engine, MultiPageEngine) and len(batch) > 1:
+            contents = engine.recognize_pages(batch)
+        else:
+            contents = [engine.recognize(image) for image in batch]
+        seconds["ocr"] += time.perf_counter() - tick
+        orientation_ms += sum(content.orientation_ms for content in contents)
+        pages.extend(
+            PageResult(
+                page=image.page,
+                width=image.width,
+                height=image.height,
+                rotation=content.rotation,
+                lines=content.lines,
+                blocks=content.blocks,
+                markdown=content.markdown,
+            )
+            for image, content in zip(batch, contents, strict=True)
+        )
+        batch.clear()  # let the pages' pixels go before the next ones are rendered
+        if on_pages_done is not None:
+            on_pages_done(len(pages))
+
     with open_document(
         data, pdf_scale=options.pdf_scale, max_pages=max_pages, page_offset=page_offset
     ) as document:
         open_s = time.perf_counter() - started
-        page_images = document.pages(first_page, last_page)
-        while True:
+        stop = document.page_count if last_page is None else min(last_page, document.page_count)
+        from_layer = read_page is not None and document.media_type is MediaType.PDF
+        for number in range(max(first_page, 1), stop + 1):
+            if from_layer:
+                assert read_page is not None
+                tick = time.perf_counter()
+                with document.pdf_page(number) as pdf_page:
+                    page = read_page(pdf_page, document.page_number(number))
+                seconds["text_layer"] += time.perf_counter() - tick
+                if page is not None:
+                    recognize_batch()  # pages before it first: order is kept
+                    pages.append(page)
+                    if on_pages_done is not None:
+                        on_pages_done(len(pages))
+                    continue
             tick = time.perf_counter()
-            batch = list(itertools.islice(page_images, max(1, batch_size)))
-            rasterize_s += time.perf_counter() - tick
-            if not batch:
-                break
-            tick = time.perf_counter()
-            if isinstance(engine, MultiPageEngine) and len(batch) > 1:
-                contents = engine.recognize_pages(batch)
-            else:
-                contents = [engine.recognize(image) for image in batch]
-            ocr_s += time.perf_counter() - tick
-            orientation_ms += sum(content.orientation_ms for content in contents)
-            pages.extend(
-                PageResult(
-                    page=image.page,
-                    width=image.width,
-                    height=image.height,
-                    rotation=content.rotation,
-                    lines=content.lines,
-                    blocks=content.blocks,
-                    markdown=content.markdown,
-                )
-                for image, content in zip(batch, contents, strict=True)
-            )
-            del batch  # let the pages' pixels go before the next ones are rendered
-            if on_pages_done is not None:
-                on_pages_done(len(pages))
+            batch.append(document.page_image(number))
+            seconds["rasterize"] += time.perf_counter() - tick
+            if len(batch) >= max(1, batch_size):
+                recognize_batch()
+        recognize_batch()
         facts = document.facts
-    timings_ms = {
-        "open": round(open_s * 1000, 1),
-        "rasterize": round(rasterize_s * 1000, 1),
-        "ocr": round(ocr_s * 1000, 1),
-    }
+    timings = {"open": open_s, **seconds}
+    if read_page is None:
+        del timings["text_layer"]
     if orientation_ms:
-        timings_ms["orientation"] = round(orientation_ms, 1)
+        timings["orientation"] = orientation_ms / 1000
     return DocumentOcr(
         pages=pages,
         media_type=facts.media_type,
         page_count=facts.page_count,
         sha256=sha256,
         size_bytes=len(data),
-        timings_ms=timings_ms,
+        timings_ms={stage: round(value * 1000, 1) for stage, value in timings.items()},
     )

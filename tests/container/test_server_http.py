@@ -229,6 +229,12 @@ def test_json_with_charset_parameter_is_accepted(server: ServerProcess) -> None:
             ).encode(),
             "INVALID_MESSAGE",
         ),
+        (
+            json.dumps(
+                manifest("input/PaddleOCR-VL/letter.pdf", options={"text_layer": "only"})
+            ).encode(),
+            "INVALID_MESSAGE",
+        ),
     ],
     ids=[
         "not-json",
@@ -238,6 +244,7 @@ def test_json_with_charset_parameter_is_accepted(server: ServerProcess) -> None:
         "cpu-model",
         "language",
         "unwarping",
+        "text-layer-only",
     ],
 )
 def test_malformed_manifests_get_400(server: ServerProcess, body: bytes, code: str) -> None:

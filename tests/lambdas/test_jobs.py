@@ -17,7 +17,7 @@ from idp.jobs import (
     read_message,
     validate_language,
 )
-from idp.names import OcrModel
+from idp.names import OcrModel, TextLayerMode
 from tests.lambdas.support import INPUT_BUCKET, load_event, s3_event_body
 
 
@@ -151,12 +151,44 @@ def test_job_id_is_deterministic_and_separates_what_changes_the_result() -> None
             object_version="v1",
             lang="en",
         ),
+        derive_job_id(
+            request.model_copy(update={"options": JobOptions(text_layer=TextLayerMode.OCR)}),
+            object_version="v1",
+            lang="en",
+        ),
     }
 
     # THEN the same inputs give the same id and every change gives another
     assert derive_job_id(request, object_version="v1", lang="en") == same
     assert same not in others
-    assert len(others) == 4
+    assert len(others) == 5
+
+
+@pytest.mark.parametrize("model", ["PP-StructureV3", "PaddleOCR-VL"])
+def test_text_layer_only_is_refused_for_models_that_run_layout(model: str) -> None:
+    # GIVEN a job message asking a layout model never to look at pixels
+    body = json.dumps(
+        {"bucket": INPUT_BUCKET, "key": "a.pdf", "model": model, "options": {"text_layer": "only"}}
+    )
+
+    # WHEN it is read
+    [item] = read_message(body)
+
+    # THEN it becomes a rejected job that says why
+    assert isinstance(item, RejectedJob)
+    assert item.error.code == "INVALID_MESSAGE"
+    assert 'text_layer "only"' in item.error.message
+
+
+def test_text_layer_defaults_to_auto_and_rejects_unknown_modes() -> None:
+    request = JobRequest(bucket=INPUT_BUCKET, key="a.pdf", model="ocr")
+    assert request.options.text_layer == TextLayerMode.AUTO
+    body = json.dumps(
+        {"bucket": INPUT_BUCKET, "key": "a.pdf", "model": "ocr", "options": {"text_layer": "x"}}
+    )
+    [item] = read_message(body)
+    assert isinstance(item, RejectedJob)
+    assert "text_layer" in item.error.message
 
 
 def test_language_codes_are_matched_case_insensitively_and_unknown_ones_rejected() -> None:
