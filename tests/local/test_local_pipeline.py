@@ -15,7 +15,6 @@ from PIL import Image
 from idp import names
 from idp.client import PipelineClient
 from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode, encode_pages, long_pdf, render_page, sample_lines
 from idp.textmetrics import character_error_rate
@@ -271,51 +270,6 @@ def test_idp_submit_result_and_overlay_against_the_emulator(
     assert overlay.returncode == 0, overlay.stderr
     with Image.open(overlay_png) as image:
         assert image.size == _page(lines).size
-
-
-def test_a_long_vl_document_goes_to_the_endpoint_in_chunks_served_together(
-    tmp_path: Path, models_dir: Path
-) -> None:
-    # GIVEN a 23-page PDF (different text on every page), 5-page chunks, and the VL endpoint
-    # (substitute engine) at 0 instances
-    data, texts = long_pdf(23)
-    document = tmp_path / "long-vl.pdf"
-    document.write_bytes(data)
-    settings = LocalSettings(
-        work_dir=tmp_path / "work",
-        models_dir=models_dir,
-        vl_substitute=True,
-        chunk_pages=5,
-        quiet_functions=True,
-        # The idle alarm (2 s periods here, 60 s on AWS) must not scale the endpoint in while
-        # the processor, slow to start on a loaded machine, is still counting the pages.
-        alarm_period_seconds=60,
-    )
-    with LocalPipeline(settings) as pipeline:
-        assert pipeline.runtime is not None
-        client = pipeline.client()
-
-        # WHEN it is submitted for PaddleOCR-VL
-        submitted = client.submit(document, model=OcrModel.PADDLEOCR_VL)
-        record = client.wait([submitted.job_id], timeout_s=JOB_TIMEOUT_S)[submitted.job_id]
-        result = client.result_document(submitted.job_id)
-        peak = pipeline.runtime.vl.peak_in_flight
-        left = pipeline.endpoint.client("s3").list_objects_v2(
-            Bucket=pipeline.resources.results_bucket if pipeline.resources else "",
-            Prefix=f"{names.WORK_PREFIX}{submitted.job_id}/",
-        )
-
-    # THEN it ran as 5 inferences, several at once on the one instance, and merged in order
-    assert record is not None
-    assert record["status"] == JobStatus.COMPLETED, record.get("error")
-    assert (record["chunks_total"], record["chunks_done"], record["pages_done"]) == (5, 5, 23)
-    assert peak >= 2
-    assert [page["page"] for page in result["pages"]] == list(range(1, 24))
-    for number, text in enumerate(texts, start=1):
-        assert character_error_rate(text, _page_text(result, number)) <= 0.05, number
-    assert result["engine"]["substitute"] is True
-    # AND its chunk PDFs and partials are gone
-    assert left.get("KeyCount") == 0
 
 
 def test_a_pdf_scanned_sideways_and_upside_down_reads_upright_and_its_overlay_lines_up(
