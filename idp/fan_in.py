@@ -146,6 +146,9 @@ class FanIn:
                 merged["total"] = _ms(max(0.0, time.time() - parse_timestamp(began).timestamp()))
             return merged
 
+        if self._extra_outputs is not None:
+            # First, so that the merge's time in result.json includes them.
+            self._extra_outputs(job_id, plan)
         json_key = result_key(job_id)
         with (
             tempfile.TemporaryFile() as result_file,
@@ -166,8 +169,6 @@ class FanIn:
                     result_key(job_id, names.RESULT_MD),
                     ExtraArgs={"ContentType": "text/markdown; charset=utf-8"},
                 )
-        if self._extra_outputs is not None:
-            self._extra_outputs(job_id, plan)
         if plan.cache_key is not None:
             ResultCache(self._s3, bucket).put_copy(plan.cache_key, source_key=json_key)
         result_uri = f"s3://{bucket}/{json_key}"

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 logger = Logger(service=Service.PROCESSOR.value, child=True)
 
 CHUNK_DONE = "CHUNK_DONE"
+PROGRESS_INTERVAL_S = 1.0
 
 
 def run_chunk(
@@ -128,9 +129,16 @@ def _ocr_chunk(
     engine = engines.get(job.model, lang, job.options)
     timings["engine_load"] = ms(time.perf_counter() - tick)
 
+    last_progress = 0.0
+
     def progress(done: int) -> None:
-        if done < chunk.page_count:  # the last page is counted by commit_chunk
+        # The first page, then at most one write a second: a progress bar needs no more, and
+        # each write is billed. The last page is counted by commit_chunk.
+        nonlocal last_progress
+        now = time.monotonic()
+        if done < chunk.page_count and now - last_progress >= PROGRESS_INTERVAL_S:
             store.record_progress(job.job_id, chunk_index=chunk.index, pages_read=done)
+            last_progress = now
 
     outcome = ocr_document(
         data,
