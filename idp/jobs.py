@@ -306,3 +306,6 @@ class DispatchedJob(BaseModel):
     options: JobOptions = Field(default_factory=JobOptions)
     # One page range of a large document (the processor's fan-out); None: the whole document.
     chunk: ChunkSpec | None = None
+    # What the processor is asked to do: OCR, or (for a completed PaddleOCR-VL job, whose
+    # pages the endpoint read) write result.pdf from the input and result.json.
+    task: Literal["ocr", "searchable_pdf"] = "ocr"

@@ -86,7 +86,7 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
         service=Service.COMPLETION,
         memory_mb=names.COMPLETION_MEMORY_MB,
         timeout_seconds=names.COMPLETION_TIMEOUT_SECONDS,
-        env=_ZIP_ENV,
+        env=(*_ZIP_ENV, Env.PROCESSOR_FUNCTION),
         topics=(Topic.SUCCESS, Topic.ERROR),
     ),
     Function.SCALE_IN: FunctionSpec(

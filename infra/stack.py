@@ -257,8 +257,10 @@ class PaddleIdpStack(Stack):
         self.storage.grant_read_vl_outcomes(completion.role)
         self.storage.grant_write_results(completion.role)
         if self.vl_endpoint is not None:
-            # A chunked VL job's outputs are counted and merged here, like a CPU job's chunks.
+            # A chunked VL job's outputs are counted and merged here, like a CPU job's chunks,
+            # and a completed VL job's result.pdf is the processor's to write.
             self.storage.grant_chunk_work(completion.role)
+            self.processor.grant_invoke(completion.role)
         self.status.grant_job_access(completion.role)
         return completion
 

@@ -9,6 +9,7 @@ from botocore.exceptions import ClientError
 
 from idp import names
 from idp.errors import InputNotFound, InputTooLarge
+from idp.jobs import DispatchedJob
 from idp.names import Env
 from idp.results import OcrResult, PageResult, result_key
 from idp.searchable_pdf import upload_searchable_pdf
@@ -69,6 +70,18 @@ def write_result_pdf(
     return upload_searchable_pdf(
         s3, bucket, result_key(job_id, names.RESULT_PDF), data=data, pages=pages
     )
+
+
+def write_result_pdf_of_completed_job(
+    job: DispatchedJob, s3: S3Client, bucket: str, *, max_bytes: int
+) -> str | None:
+    """result.pdf of a job whose result.json another worker wrote (a PaddleOCR-VL job: the
+    completion handler, a zip function, has no PDF libraries). A missing result.json is a
+    fault: Lambda's retry finds it once the merge that asked for this has written it."""
+    body = s3.get_object(Bucket=bucket, Key=result_key(job.job_id))["Body"]
+    result = OcrResult.model_validate_json(body.read())
+    data = download_input(s3, job.bucket, job.key, max_bytes=max_bytes)
+    return write_result_pdf(s3, bucket, job.job_id, data=data, pages=result.pages)
 
 
 def download_input(s3: S3Client, bucket: str, key: str, *, max_bytes: int) -> bytes:

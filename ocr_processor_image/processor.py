@@ -43,12 +43,15 @@ from ocr_processor_image.outputs import (
     ms,
     write_result,
     write_result_pdf,
+    write_result_pdf_of_completed_job,
 )
 from ocr_processor_image.settings import ProcessorSettings
 from ocr_processor_image.vl_plan import plan_vl
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
+
+SEARCHABLE_PDF_WRITTEN = "SEARCHABLE_PDF_WRITTEN"
 
 # A child of the handler's logger: its records carry the job_id the handler appends.
 logger = Logger(service=Service.PROCESSOR.value, child=True)
@@ -75,15 +78,15 @@ def process_job(
     PaddleOCR-VL job to its endpoint (whole or in chunks) instead of running it here.
     """
     invocation_id = invocation_id or str(uuid.uuid4())
+    if job.task == "searchable_pdf":
+        uri = write_result_pdf_of_completed_job(
+            job, s3, settings.results_bucket, max_bytes=settings.max_input_bytes
+        )
+        logger.info("job %s: result.pdf %s", job.job_id, uri or "not written")
+        return JobOutcome(job_id=job.job_id, status=SEARCHABLE_PDF_WRITTEN)
     if job.model.backend is Backend.SAGEMAKER:
-        if vl is None:
-            error = UnsupportedModel(f"{job.model.value} is not available in this deployment")
-            store.mark_failed(job.job_id, error)
-            return JobOutcome(
-                job_id=job.job_id, status=JobStatus.FAILED.value, error=error.to_record()
-            )
-        return plan_vl(
-            job, s3=s3, store=store, settings=settings, endpoint=vl, invocation_id=invocation_id
+        return _submit_vl(
+            job, s3=s3, store=store, settings=settings, vl=vl, invocation_id=invocation_id
         )
     if job.chunk is not None:
         return run_chunk(
@@ -121,6 +124,24 @@ def process_job(
             job.job_id, error, timings_ms={"total": ms(time.perf_counter() - started)}
         )
         return JobOutcome(job_id=job.job_id, status=JobStatus.FAILED.value, error=error.to_record())
+
+
+def _submit_vl(
+    job: DispatchedJob,
+    *,
+    s3: S3Client,
+    store: JobStore,
+    settings: ProcessorSettings,
+    vl: VlEndpointSubmitter | None,
+    invocation_id: str,
+) -> JobOutcome:
+    if vl is None:
+        error = UnsupportedModel(f"{job.model.value} is not available in this deployment")
+        store.mark_failed(job.job_id, error)
+        return JobOutcome(job_id=job.job_id, status=JobStatus.FAILED.value, error=error.to_record())
+    return plan_vl(
+        job, s3=s3, store=store, settings=settings, endpoint=vl, invocation_id=invocation_id
+    )
 
 
 def _run(

@@ -15,6 +15,7 @@ import boto3
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes import SNSEvent
 
+from idp.lambda_invoke import LambdaProcessorInvoker
 from idp.names import Service
 from idp.store import JobStore
 from lambdas.common.aws import CLIENT_CONFIG
@@ -42,6 +43,14 @@ def completion_recorder() -> CompletionRecorder:
         results_bucket=config.results_bucket,
         telemetry=Telemetry(namespace=config.metrics_namespace, service=config.service),
         logger=logger,
+        processor=(
+            LambdaProcessorInvoker(
+                boto3.client("lambda", config=CLIENT_CONFIG),
+                function_name=config.processor_function,
+            )
+            if config.processor_function
+            else None
+        ),
     )
 
 

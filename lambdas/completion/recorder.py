@@ -23,7 +23,8 @@ from idp import names
 from idp.chunks import PartialResult
 from idp.errors import InferenceFailure, JobError, ProcessorCrashed, error_from_code
 from idp.fan_in import FanIn
-from idp.names import JobStatus, Metric
+from idp.jobs import DispatchedJob, JobOptions
+from idp.names import JobStatus, Metric, OcrModel
 from idp.results import OcrResult, result_key
 from idp.store import JobStore
 from idp.vl_submit import ChunkManifest, chunk_of_manifest
@@ -38,6 +39,8 @@ from lambdas.completion.notifications import (
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
     from mypy_boto3_s3 import S3Client
+
+    from idp.lambda_invoke import ProcessorInvoker
 
 _MISSING_OBJECT_CODES = frozenset({"NoSuchKey", "404", "NotFound"})
 _EMBEDDED_JSON = re.compile(r"\{.*\}", re.DOTALL)
@@ -71,13 +74,41 @@ class CompletionRecorder:
         results_bucket: str,
         telemetry: Telemetry,
         logger: Logger,
+        processor: ProcessorInvoker | None = None,
     ) -> None:
         self._s3 = s3
         self._store = store
         self._results_bucket = results_bucket
         self._telemetry = telemetry
         self._logger = logger
-        self._fan_in = FanIn(s3=s3, store=store, bucket=results_bucket)
+        self._processor = processor
+
+    def _fan_in(self, job: dict[str, Any]) -> FanIn:
+        return FanIn(
+            s3=self._s3,
+            store=self._store,
+            bucket=self._results_bucket,
+            extra_outputs=lambda job_id, plan: self._request_searchable_pdf(job),
+        )
+
+    def _request_searchable_pdf(self, job: dict[str, Any]) -> None:
+        """Ask the processor for result.pdf (this zip function has no PDF libraries): it reads
+        the input and result.json. Asked before the job completes, so a failed request is
+        retried with the notification."""
+        options = JobOptions.model_validate(job.get("options") or {})
+        if self._processor is None or not options.searchable_pdf:
+            return
+        self._processor.invoke_async(
+            DispatchedJob(
+                job_id=job[names.JOB_ID_ATTR],
+                bucket=job["input_bucket"],
+                key=job["input_key"],
+                model=OcrModel.parse(str(job["model"])),
+                lang=str(job["lang"]),
+                options=options,
+                task="searchable_pdf",
+            )
+        )
 
     def handle_message(
         self, message: str, *, invocation_id: str | None = None
@@ -158,6 +189,7 @@ class CompletionRecorder:
                 ContentType="text/markdown; charset=utf-8",
             )
             extra["markdown_uri"] = s3_uri(self._results_bucket, markdown_key)
+        self._request_searchable_pdf(job)
         completed = self._store.mark_completed(
             job_id,
             result_uri=s3_uri(self._results_bucket, json_key),
@@ -233,7 +265,7 @@ class CompletionRecorder:
         job = self._active_job(job_id)
         if isinstance(job, CompletionOutcome):
             return job
-        chunk = self._fan_in.read_plan(job_id).chunks[ref.chunk_index]
+        chunk = self._fan_in(job).read_plan(job_id).chunks[ref.chunk_index]
         where = {"failed_pages": chunk.label}
         if not notification.succeeded:
             error, fields = self._inference_error(notification)
@@ -250,7 +282,8 @@ class CompletionRecorder:
             return self._fail(
                 job_id, parsed, inference_output=notification.output_location, **where
             )
-        counted = self._fan_in.commit(
+        fan_in = self._fan_in(job)
+        counted = fan_in.commit(
             PartialResult(
                 job_id=job_id,
                 chunk=chunk,
@@ -259,7 +292,7 @@ class CompletionRecorder:
                 timings_ms=parsed.timings_ms,
             )
         )
-        merged = self._fan_in.merge_if_complete(
+        merged = fan_in.merge_if_complete(
             job_id,
             counted or job,
             invocation_id=invocation_id,

@@ -168,6 +168,7 @@ def test_completion_handler_reads_vl_outcomes_and_writes_results(
     full: Synthesized, arns: Arns
 ) -> None:
     role_id, log_group, _ = arns.function(Function.COMPLETION)
+    _, _, processor = arns.function(Function.PROCESSOR)
     assert grants_of(full, role_id) == (
         arns.logs(log_group)
         | XRAY
@@ -187,6 +188,8 @@ def test_completion_handler_reads_vl_outcomes_and_writes_results(
             ("s3:GetObject", "s3:PutObject", "s3:DeleteObject"),
             f"{arns.results}/{names.WORK_PREFIX}*",
         )
+        # A completed VL job's result.pdf is the processor's to write.
+        | {("lambda:InvokeFunction", processor)}
     )
 
 

@@ -685,6 +685,18 @@ EDGES: Final[tuple[Row, ...]] = (
         vl_only=True,
     ),
     Row(
+        edge="Completion handler -> OCR processor (async invoke: a VL job's result.pdf)",
+        covers=lambda d: [],
+        identity=lambda d: calls(
+            d.role(Function.COMPLETION),
+            ("lambda:InvokeFunction",),
+            d.arn(d.function(Function.PROCESSOR)),
+        ),
+        resource="n/a: the processor has no resource policy; same-account identity grant",
+        key=NO_KEY_DATA,
+        vl_only=True,
+    ),
+    Row(
         edge="Completion handler -> a chunked VL job's partials (count, merge, delete)",
         covers=lambda d: [],
         identity=lambda d: calls(

@@ -95,7 +95,7 @@ def make_router(aws: EmulatedAws, processor_runs: RecordingProcessorInvoker) -> 
 
 
 @pytest.fixture
-def recorder(aws: EmulatedAws) -> CompletionRecorder:
+def recorder(aws: EmulatedAws, processor_runs: RecordingProcessorInvoker) -> CompletionRecorder:
     """The completion handler's logic wired to the emulated account."""
     return CompletionRecorder(
         s3=aws.s3,
@@ -103,6 +103,7 @@ def recorder(aws: EmulatedAws) -> CompletionRecorder:
         results_bucket=RESULTS_BUCKET,
         telemetry=Telemetry(namespace="PaddleIdpTest", service="completion-handler"),
         logger=TEST_LOGGER,
+        processor=processor_runs,
     )
 
 

@@ -24,6 +24,7 @@ from tests.lambdas.support import (
     VL_JOB,
     EmulatedAws,
     Faults,
+    RecordingProcessorInvoker,
     endpoint_result,
     queue_vl_job,
     sns_message,
@@ -71,6 +72,27 @@ def test_success_writes_the_canonical_result_and_completes_the_job(
     )
     markdown_key = f"{names.RESULTS_PREFIX}{VL_JOB}/{names.RESULT_MD}"
     assert aws.object_text(RESULTS_BUCKET, markdown_key) == "# Quarterly report"
+
+
+def test_success_asks_the_processor_for_result_pdf_before_completing(
+    aws: EmulatedAws, recorder: CompletionRecorder, processor_runs: RecordingProcessorInvoker
+) -> None:
+    # GIVEN a VL job (searchable PDF on, the default) whose output the endpoint has written
+    queue_vl_job(aws)
+    put_output(aws, endpoint_result().model_dump_json())
+
+    # WHEN the success notification arrives
+    recorder.handle_message(success())
+
+    # THEN the processor (which has the PDF libraries) is asked to write the job's result.pdf
+    # from its input, once
+    [event] = processor_runs.events
+    assert (event.job_id, event.task, event.key) == (
+        VL_JOB,
+        "searchable_pdf",
+        "input/PaddleOCR-VL/report.pdf",
+    )
+    assert aws.job(VL_JOB)["status"] == JobStatus.COMPLETED
 
 
 def test_success_records_queue_and_inference_time(
@@ -425,7 +447,7 @@ def chunk_notification(
 
 
 def test_chunk_outputs_count_once_and_the_last_one_merges_them_in_page_order(
-    aws: EmulatedAws, recorder: CompletionRecorder
+    aws: EmulatedAws, recorder: CompletionRecorder, processor_runs: RecordingProcessorInvoker
 ) -> None:
     # GIVEN a 4-page VL document submitted as 2 chunks of 2 pages
     plan = chunked_vl_job(aws)
@@ -448,6 +470,7 @@ def test_chunk_outputs_count_once_and_the_last_one_merges_them_in_page_order(
     assert [page.page for page in result.pages] == [1, 2, 3, 4]
     assert result.text == "Page 1\n\nPage 2\n\nPage 3\n\nPage 4"
     assert result.engine.name == "paddleocr-vl"
+    assert [event.task for event in processor_runs.events] == ["searchable_pdf"]
     # AND its partials and plan are gone
     listed = aws.s3.list_objects_v2(Bucket=RESULTS_BUCKET, Prefix=f"{names.WORK_PREFIX}{VL_JOB}/")
     assert listed.get("KeyCount") == 0

@@ -6,6 +6,7 @@ chunks, a slow idle alarm) must not run beside another module's pipeline.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import long_pdf
 from idp.textmetrics import character_error_rate
+from tests.pdftext import pdf_text, read_pages
 
 pytestmark = pytest.mark.ocr
 
@@ -55,6 +57,14 @@ def test_a_long_vl_document_goes_to_the_endpoint_in_chunks_served_together(
         record = client.wait([submitted.job_id], timeout_s=JOB_TIMEOUT_S)[submitted.job_id]
         result = client.result_document(submitted.job_id)
         peak = pipeline.runtime.vl.peak_in_flight
+        # result.pdf comes from the processor, asked by the merge, shortly after
+        out = tmp_path / "out"
+        deadline = time.monotonic() + 120
+        while True:
+            result_pdf = client.download_result(submitted.job_id, out).parent / names.RESULT_PDF
+            if result_pdf.exists() or time.monotonic() > deadline:
+                break
+            time.sleep(1)
         left = pipeline.endpoint.client("s3").list_objects_v2(
             Bucket=pipeline.resources.results_bucket if pipeline.resources else "",
             Prefix=f"{names.WORK_PREFIX}{submitted.job_id}/",
@@ -69,5 +79,10 @@ def test_a_long_vl_document_goes_to_the_endpoint_in_chunks_served_together(
     for number, text in enumerate(texts, start=1):
         assert character_error_rate(text, _page_text(result, number)) <= 0.05, number
     assert result["engine"]["substitute"] is True
+    # AND result.pdf holds the 23 pages with their text, as for a CPU job
+    assert len(read_pages(result_pdf)) == 23
+    for number in (1, 12, 23):
+        extracted = " ".join(pdf_text(result_pdf, number).split())
+        assert character_error_rate(" ".join(texts[number - 1].split()), extracted) <= 0.05
     # AND its chunk PDFs and partials are gone
     assert left.get("KeyCount") == 0

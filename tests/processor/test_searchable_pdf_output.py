@@ -144,3 +144,31 @@ def test_a_missing_part_leaves_the_job_without_a_searchable_pdf(aws: Aws) -> Non
     # THEN there is no result.pdf, and the merge goes on (nothing raised)
     assert merged is None
     assert aws.keys(RESULTS_BUCKET, f"{names.RESULTS_PREFIX}job/") == []
+
+
+def test_a_completed_vl_jobs_result_pdf_is_written_from_its_result_json(
+    processor: Aws, lambda_context: Any, tmp_path: Path
+) -> None:
+    # GIVEN a PaddleOCR-VL job completed elsewhere: its input and the result.json the
+    # completion handler wrote (here, the processor's own reading of the same scan)
+    aws = processor
+    data, page_size, _ = _document("pdf")
+    ocr_job = aws.create_job("input/PP-OCRv5/vl-scan.pdf", data)
+    _run(aws, ocr_job, lambda_context)
+    prefix = f"{names.RESULTS_PREFIX}{ocr_job.job_id}/"
+    aws.s3.delete_object(Bucket=RESULTS_BUCKET, Key=prefix + names.RESULT_PDF)
+    result = OcrResult.model_validate_json(aws.object_bytes(RESULTS_BUCKET, prefix + "result.json"))
+    task = ocr_job.model_copy(
+        update={"model": names.OcrModel.PADDLEOCR_VL, "task": "searchable_pdf"}
+    )
+
+    # WHEN the completion handler's request for result.pdf reaches the processor
+    response = handler.lambda_handler(json.loads(task.model_dump_json()), lambda_context)
+
+    # THEN result.pdf is written from the input's pages and result.json's text
+    assert response["status"] == "SEARCHABLE_PDF_WRITTEN"
+    pdf = tmp_path / names.RESULT_PDF
+    pdf.write_bytes(aws.object_bytes(RESULTS_BUCKET, prefix + names.RESULT_PDF))
+    assert [(page.width, page.height) for page in read_pages(pdf)] == [page_size] * 2
+    for number, recognized in enumerate(result.pages, start=1):
+        assert pdf_text(pdf, number).split() == recognized.text.split()

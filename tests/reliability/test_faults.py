@@ -189,7 +189,8 @@ def test_throttled_invokes_are_retried_and_the_jobs_complete(
         assert cpu["attempts"] == 1  # one OCR run despite the retried message
         assert pipeline.runtime is not None
         assert pipeline.runtime.vl.throttled == 4
-        assert pipeline.runtime.stats.processor_events[vl["job_id"]] == 1
+        # one event to submit it, one (from the completion handler) to write its result.pdf
+        assert pipeline.runtime.stats.processor_events[vl["job_id"]] == 2
 
 
 def test_transiently_rejected_status_writes_are_retried_without_lost_updates(
