@@ -108,6 +108,10 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=100)
     parser.add_argument("--chunk-pages", type=int, default=10)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--lines-per-page", type=int, default=3)
+    parser.add_argument(
+        "--page-size", default="1300x260", help="page pixels WxH (1700x2200: a letter page)"
+    )
     parser.add_argument("--models-dir", type=Path, default=Path(".models"))
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
@@ -115,7 +119,8 @@ def main() -> None:
     cores = len(os.sched_getaffinity(0))
     with tempfile.TemporaryDirectory(prefix="idp-fanout-") as tmp:
         work = Path(tmp)
-        data, texts = long_pdf(args.pages)
+        width, height = (int(side) for side in args.page_size.split("x"))
+        data, texts = long_pdf(args.pages, lines_per_page=args.lines_per_page, size=(width, height))
         pdf = work / f"numbered-{args.pages}-pages.pdf"
         pdf.write_bytes(data)
         # Every environment gets the same share of the machine, as every Lambda environment of
@@ -162,7 +167,13 @@ def main() -> None:
         == OcrResult.model_validate(fanned["result"]).text
     )
     report = {
-        "document": {"pages": args.pages, "bytes": len(data), "chunk_pages": args.chunk_pages},
+        "document": {
+            "pages": args.pages,
+            "bytes": len(data),
+            "chunk_pages": args.chunk_pages,
+            "lines_per_page": args.lines_per_page,
+            "page_size": args.page_size,
+        },
         "machine": {"cpus": cores, "python": platform.python_version()},
         "workers": args.workers,
         "threads_per_environment": threads,
