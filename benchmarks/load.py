@@ -37,9 +37,9 @@ from idp.client import PipelineClient
 from idp.local.pipeline import LocalPipeline
 from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
-from idp.store import parse_timestamp
 from idp.synthetic import encode, render_page
 from idp.textmetrics import character_error_rate
+from idp.timestamps import parse_timestamp
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "load.json"

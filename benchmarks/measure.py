@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from idp.store import parse_timestamp
+from idp.timestamps import parse_timestamp
 
 
 def seconds_between(record: dict[str, Any], start: str, end: str) -> float:

@@ -78,9 +78,9 @@ from idp.client import PipelineClient
 from idp.local.pipeline import LocalPipeline
 from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
-from idp.store import parse_timestamp
 from idp.synthetic import encode, encode_pages, render_page, sample_lines
 from idp.textmetrics import character_error_rate
+from idp.timestamps import parse_timestamp
 from idp.topology import Function
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

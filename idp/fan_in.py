@@ -41,7 +41,8 @@ from idp.chunks import write_merged_result as stream_merged_result
 from idp.names import JobStatus
 from idp.result_cache import ResultCache
 from idp.results import result_key
-from idp.store import JobStore, parse_timestamp, utc_now
+from idp.store import JobStore
+from idp.timestamps import parse_timestamp, utc_now
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client

@@ -292,7 +292,7 @@ class Env(StrEnum):
     VL_ENDPOINT_NAME = "VL_ENDPOINT_NAME"
     VL_VARIANT_NAME = "VL_VARIANT_NAME"
     VL_ENABLED = "VL_ENABLED"
-    # Whoever scales the endpoint 0 -> 1 sets this alarm back to OK (see lambdas/common/alarms).
+    # Whoever scales the endpoint 0 -> 1 sets this alarm back to OK (see idp/aws/alarms).
     VL_SCALE_IN_ALARM_NAME = "VL_SCALE_IN_ALARM_NAME"
     MAX_PAGES = "MAX_PAGES"
     MAX_INPUT_BYTES = "MAX_INPUT_BYTES"

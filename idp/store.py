@@ -18,6 +18,7 @@ from botocore.exceptions import ClientError
 from idp import names
 from idp.errors import JobError
 from idp.names import JobStatus, OcrModel
+from idp.timestamps import iso, utc_now
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
@@ -28,19 +29,6 @@ _ACTIVE = (JobStatus.QUEUED.value, JobStatus.PROCESSING.value)
 # Longer than one invoker run (its timeout), shorter than the queue's visibility timeout, so the
 # redelivery that follows a crashed invoker can take the claim over.
 DEFAULT_DISPATCH_LEASE_SECONDS: Final = names.DISPATCH_LEASE_SECONDS
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def utc_now() -> str:
-    return _iso(datetime.now(UTC))
-
-
-def parse_timestamp(value: object) -> datetime:
-    """A record's ISO-8601 timestamp (as `utc_now` writes it) back to an aware datetime."""
-    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
 
 
 def _is_condition_failure(exc: ClientError) -> bool:
@@ -223,8 +211,8 @@ class JobStore:
             job_id,
             "SET dispatched_at = :now, dispatch_lease_until = :until, updated_at = :now",
             {
-                ":now": _iso(now),
-                ":until": _iso(now + timedelta(seconds=lease_seconds)),
+                ":now": iso(now),
+                ":until": iso(now + timedelta(seconds=lease_seconds)),
                 ":queued": JobStatus.QUEUED.value,
             },
             condition=(
@@ -280,7 +268,7 @@ class JobStore:
         now = datetime.now(UTC)
         values: dict[str, Any] = {
             ":processing": JobStatus.PROCESSING.value,
-            ":now": _iso(now),
+            ":now": iso(now),
             ":one": 1,
             ":a0": _ACTIVE[0],
             ":a1": _ACTIVE[1],
@@ -290,7 +278,7 @@ class JobStore:
         condition = "#s IN (:a0, :a1)"
         if invocation_id is not None:
             values[":inv"] = invocation_id
-            values[":until"] = _iso(now + timedelta(seconds=lease_seconds or 0))
+            values[":until"] = iso(now + timedelta(seconds=lease_seconds or 0))
             sets += ", processing_invocation = :inv, processing_lease_until = :until"
             condition = (
                 "#s = :a0 OR (#s = :a1 AND (attribute_not_exists(processing_invocation) OR "
@@ -517,8 +505,8 @@ class JobStore:
             "updated_at = :now",
             {
                 ":inv": invocation_id,
-                ":until": _iso(now + timedelta(seconds=lease_seconds)),
-                ":now": _iso(now),
+                ":until": iso(now + timedelta(seconds=lease_seconds)),
+                ":now": iso(now),
                 ":a0": _ACTIVE[0],
                 ":a1": _ACTIVE[1],
             },

@@ -17,6 +17,7 @@ import typer
 from rich.table import Table
 
 from idp import names
+from idp.aws.endpoint import IN_SERVICE, ScaleResult, VariantState
 from idp.cli.common import (
     EXIT_UNHEALTHY,
     EXIT_USAGE,
@@ -30,7 +31,6 @@ from idp.cli.common import (
     out,
     resolve_names,
 )
-from lambdas.common.endpoint import IN_SERVICE, ScaleResult, VariantState
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -94,11 +94,11 @@ class _Target:
         )
 
     def rearm_scale_in_alarm(self) -> None:
-        """As the invoker does before a 0 → 1 (lambdas/common/alarms.py): CloudWatch notifies
+        """As the invoker does before a 0 → 1 (idp/aws/alarms.py): CloudWatch notifies
         only on state changes, and an alarm left in ALARM would never scale this back in."""
         if self.scale_in_alarm is None:
             return
-        from lambdas.common.alarms import AlarmRearm
+        from idp.aws.alarms import AlarmRearm
 
         AlarmRearm(self.session.client("cloudwatch"), alarm_name=self.scale_in_alarm).rearm(
             f"idp endpoint up: {self.endpoint_name} is scaling out from 0 to 1 instance"

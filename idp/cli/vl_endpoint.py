@@ -1,6 +1,6 @@
 """The VL endpoint's capacity through the SageMaker Python SDK (sagemaker-core).
 
-`EndpointCapacity` (lambdas/common/endpoint.py) decides whether a scale-out or scale-in is due,
+`EndpointCapacity` (idp/aws/endpoint.py) decides whether a scale-out or scale-in is due,
 for the invoker, the scale-in Lambda and this CLI alike; here the variant is read and written
 through sagemaker-core's typed `Endpoint` resource (describe, update weights and capacities,
 wait). The SDK belongs to the `cli` extra only: no Lambda or image imports this module, and
@@ -20,7 +20,7 @@ from sagemaker.core.utils.exceptions import (  # type: ignore[import-untyped]
 )
 from sagemaker.core.utils.utils import Unassigned  # type: ignore[import-untyped]
 
-from lambdas.common.endpoint import IN_SERVICE, EndpointCapacity, VariantState
+from idp.aws.endpoint import IN_SERVICE, EndpointCapacity, VariantState
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -15,11 +15,11 @@ import boto3
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes import SNSEvent
 
+from idp.aws.clients import CLIENT_CONFIG
+from idp.aws.telemetry import Telemetry
 from idp.lambda_invoke import LambdaProcessorInvoker
 from idp.names import Service
 from idp.store import JobStore
-from lambdas.common.aws import CLIENT_CONFIG
-from lambdas.common.telemetry import Telemetry
 from lambdas.completion.recorder import CompletionRecorder
 from lambdas.completion.settings import CompletionSettings
 

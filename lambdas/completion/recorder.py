@@ -20,6 +20,9 @@ from botocore.exceptions import ClientError
 from pydantic import ValidationError
 
 from idp import names
+from idp.aws.errors import error_code
+from idp.aws.s3 import parse_s3_uri, s3_uri
+from idp.aws.telemetry import Telemetry
 from idp.chunks import PartialResult
 from idp.errors import InferenceFailure, JobError, ProcessorCrashed, error_from_code
 from idp.fan_in import FanIn
@@ -28,8 +31,6 @@ from idp.names import JobStatus, Metric, OcrModel
 from idp.results import OcrResult, result_key
 from idp.store import JobStore
 from idp.vl_submit import ChunkManifest, chunk_of_manifest
-from lambdas.common.aws import error_code, parse_s3_uri, s3_uri
-from lambdas.common.telemetry import Telemetry
 from lambdas.completion.notifications import (
     AsyncInferenceNotification,
     LambdaDestinationRecord,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import Field
 
 from idp import names
+from idp.aws.settings import EnvSettings
 from idp.names import Env, Service
-from lambdas.common.settings import EnvSettings
 
 
 class CompletionSettings(EnvSettings):

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lambdas.common.endpoint import EndpointCapacity, ScaleResult, VariantState
+from idp.aws.endpoint import EndpointCapacity, ScaleResult, VariantState
 
 if TYPE_CHECKING:
-    from lambdas.common.alarms import AlarmRearm
+    from idp.aws.alarms import AlarmRearm
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class VlEndpointDispatcher:
 
     No call when the variant already has an instance or the endpoint is changing (a scale-in in
     flight is caught by the backlog step scaling). Going 0 → 1, the scale-in alarm is re-armed
-    first (lambdas/common/alarms.py).
+    first (idp/aws/alarms.py).
     """
 
     def __init__(

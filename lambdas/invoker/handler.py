@@ -18,14 +18,14 @@ from aws_lambda_powertools.utilities.batch import (
 )
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 
+from idp.aws.alarms import AlarmRearm
+from idp.aws.clients import CLIENT_CONFIG
+from idp.aws.endpoint import EndpointCapacity
+from idp.aws.telemetry import Telemetry
 from idp.errors import InvalidMessage
 from idp.lambda_invoke import LambdaProcessorInvoker
 from idp.names import Service
 from idp.store import JobStore
-from lambdas.common.alarms import AlarmRearm
-from lambdas.common.aws import CLIENT_CONFIG
-from lambdas.common.endpoint import EndpointCapacity
-from lambdas.common.telemetry import Telemetry
 from lambdas.invoker.dispatch import VlEndpointDispatcher
 from lambdas.invoker.routing import JobRouter
 from lambdas.invoker.settings import InvokerSettings

@@ -33,6 +33,9 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from idp import names
+from idp.aws.endpoint import ScaleResult
+from idp.aws.errors import describe_error, error_code, is_transient
+from idp.aws.telemetry import Telemetry
 from idp.errors import (
     EmptyInput,
     InputNotFound,
@@ -52,9 +55,6 @@ from idp.jobs import (
 )
 from idp.names import Backend, Metric, OcrModel
 from idp.store import DEFAULT_DISPATCH_LEASE_SECONDS, JobStore
-from lambdas.common.aws import describe_error, error_code, is_transient
-from lambdas.common.endpoint import ScaleResult
-from lambdas.common.telemetry import Telemetry
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger

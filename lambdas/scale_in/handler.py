@@ -10,10 +10,10 @@ import boto3
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes import SNSEvent
 
+from idp.aws.clients import CLIENT_CONFIG
+from idp.aws.endpoint import EndpointCapacity
+from idp.aws.telemetry import Telemetry
 from idp.names import Service
-from lambdas.common.aws import CLIENT_CONFIG
-from lambdas.common.endpoint import EndpointCapacity
-from lambdas.common.telemetry import Telemetry
 from lambdas.scale_in.scaling import EndpointScaler
 from lambdas.scale_in.settings import ScaleInSettings
 

@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from idp.aws.alarms import AlarmRearm
+from idp.aws.endpoint import EndpointCapacity, ScaleResult
+from idp.aws.errors import is_endpoint_busy
+from idp.aws.telemetry import Telemetry
 from idp.names import SCALE_IN_EVALUATION_PERIODS, SCALE_IN_PERIOD_SECONDS, Metric
-from lambdas.common.alarms import AlarmRearm
-from lambdas.common.aws import is_endpoint_busy
-from lambdas.common.endpoint import EndpointCapacity, ScaleResult
-from lambdas.common.telemetry import Telemetry
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import boto3
 from aws_lambda_powertools import Logger
 
+from idp.aws.clients import CLIENT_CONFIG
+from idp.aws.telemetry import Telemetry
 from idp.names import JobStatus, Service
 from idp.store import JobStore
-from lambdas.common.aws import CLIENT_CONFIG
-from lambdas.common.telemetry import Telemetry
 from lambdas.sweeper.settings import SweeperSettings
 from lambdas.sweeper.sweep import StaleJobSweeper
 

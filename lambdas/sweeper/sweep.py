@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 
 from idp.errors import StaleJob
 from idp.names import JobStatus
-from idp.store import parse_timestamp
+from idp.timestamps import parse_timestamp
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
 
+    from idp.aws.telemetry import Telemetry
     from idp.store import JobStore
-    from lambdas.common.telemetry import Telemetry
 
 
 @dataclass

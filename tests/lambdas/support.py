@@ -18,13 +18,13 @@ from aws_lambda_powertools import Logger
 from botocore.exceptions import ClientError
 
 from idp import names
+from idp.aws.endpoint import EndpointCapacity
 from idp.jobs import DispatchedJob
 from idp.lambda_invoke import LambdaProcessorInvoker
 from idp.local.resources import put_scale_in_alarm
 from idp.names import OcrModel
 from idp.results import Block, EngineInfo, Line, OcrResult, PageResult, SourceInfo
 from idp.store import JobStore, jobs_table_definition
-from lambdas.common.endpoint import EndpointCapacity
 from lambdas.invoker.routing import JobRouter
 
 if TYPE_CHECKING:

@@ -12,11 +12,11 @@ import pytest
 from aws_lambda_powertools import Logger
 
 from idp import names
+from idp.aws.alarms import AlarmRearm
 from idp.errors import TransientError
 from idp.jobs import DispatchedJob, JobOptions
 from idp.names import JobStatus
 from idp.store import JobStore
-from lambdas.common.alarms import AlarmRearm
 from lambdas.invoker.handler import process_batch
 from lambdas.invoker.routing import Disposition, JobRouter
 from tests.lambdas.support import (

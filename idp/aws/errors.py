@@ -1,10 +1,9 @@
-"""AWS client configuration and the triage of AWS errors into retryable and not."""
+"""The triage of AWS errors: retryable or not, "not found", and a line to record."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from botocore.config import Config
 from botocore.exceptions import (
     ClientError,
     ConnectionClosedError,
@@ -13,14 +12,6 @@ from botocore.exceptions import (
 )
 from botocore.exceptions import (
     ConnectTimeoutError as BotocoreConnectTimeoutError,
-)
-
-# Standard retry mode already retries throttling a few times inside the client; what still
-# fails after that is handed to the caller's own retry (SQS visibility, Lambda async retries).
-CLIENT_CONFIG: Final = Config(
-    retries={"mode": "standard", "max_attempts": 3},
-    connect_timeout=5,
-    read_timeout=30,
 )
 
 TRANSIENT_ERROR_CODES: Final = frozenset(
@@ -92,6 +83,23 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(status, int) and status >= 500
 
 
+# What S3 answers for a missing object or bucket (GetObject: NoSuchKey; HeadObject: a bare 404).
+NOT_FOUND_CODES: Final = frozenset({"404", "NoSuchKey", "NotFound", "NoSuchBucket"})
+
+
+def is_not_found(exc: BaseException) -> bool:
+    """Whether an S3 call failed because the object or bucket it named does not exist."""
+    if not isinstance(exc, ClientError):
+        return False
+    status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+    return error_code(exc) in NOT_FOUND_CODES or status == 404
+
+
+def is_condition_failure(exc: BaseException) -> bool:
+    """A DynamoDB write whose condition did not hold."""
+    return isinstance(exc, ClientError) and error_code(exc) == "ConditionalCheckFailedException"
+
+
 def describe_error(exc: BaseException) -> str:
     """A one-line description for logs and the job record."""
     if isinstance(exc, ClientError):
@@ -99,17 +107,3 @@ def describe_error(exc: BaseException) -> str:
         operation = getattr(exc, "operation_name", "call")
         return f"{operation}: {error.get('Code', 'Error')}: {error.get('Message', '')}".strip()
     return f"{type(exc).__name__}: {exc}"
-
-
-def parse_s3_uri(uri: str) -> tuple[str, str]:
-    """`s3://bucket/key` → (bucket, key); ValueError for anything else."""
-    if not uri.startswith("s3://"):
-        raise ValueError(f"not an S3 URI: {uri!r}")
-    bucket, _, key = uri[len("s3://") :].partition("/")
-    if not bucket or not key:
-        raise ValueError(f"S3 URI needs a bucket and a key: {uri!r}")
-    return bucket, key
-
-
-def s3_uri(bucket: str, key: str) -> str:
-    return f"s3://{bucket}/{key}"

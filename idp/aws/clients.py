@@ -1,0 +1,21 @@
+"""boto3 clients built one way: the retry and timeout settings every component shares."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import boto3
+from botocore.config import Config
+
+# Standard retry mode already retries throttling a few times inside the client; what still
+# fails after that is handed to the caller's own retry (SQS visibility, Lambda async retries).
+CLIENT_CONFIG: Final = Config(
+    retries={"mode": "standard", "max_attempts": 3},
+    connect_timeout=5,
+    read_timeout=30,
+)
+
+
+def client(service_name: str, **kwargs: Any) -> Any:
+    """A boto3 client with `CLIENT_CONFIG` (region and endpoint from the environment, as usual)."""
+    return boto3.client(service_name, config=CLIENT_CONFIG, **kwargs)  # type: ignore[call-overload]

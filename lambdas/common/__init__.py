@@ -1,1 +1,0 @@
-"""Pieces the zip Lambdas share: settings from the environment, AWS error triage, metrics."""
