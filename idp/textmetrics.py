@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rapidfuzz.distance import Levenshtein
+
 
 def normalize_text(text: str) -> str:
     """Collapse all whitespace runs to single spaces; OCR line breaks are not errors."""
@@ -10,21 +12,7 @@ def normalize_text(text: str) -> str:
 
 def edit_distance(reference: str, hypothesis: str) -> int:
     """Levenshtein distance (insertions, deletions, substitutions all cost 1)."""
-    if len(reference) < len(hypothesis):
-        reference, hypothesis = hypothesis, reference
-    previous = list(range(len(hypothesis) + 1))
-    for i, ref_char in enumerate(reference, start=1):
-        current = [i]
-        for j, hyp_char in enumerate(hypothesis, start=1):
-            current.append(
-                min(
-                    previous[j] + 1,
-                    current[j - 1] + 1,
-                    previous[j - 1] + (ref_char != hyp_char),
-                )
-            )
-        previous = current
-    return previous[-1]
+    return int(Levenshtein.distance(reference, hypothesis))
 
 
 def character_error_rate(reference: str, hypothesis: str) -> float:
