@@ -168,51 +168,39 @@ def test_completion_records_the_result_and_counts_attempts(
     assert "finished_at" in job
 
 
-def test_a_retry_of_the_same_invocation_takes_the_job_back_at_once(
-    aws: EmulatedAws, store: JobStore
+@pytest.mark.parametrize(
+    ("arriving", "seconds_later", "taken", "holder", "attempts"),
+    [
+        # Lambda retries the crashed holder's event (same request id): it takes the job back.
+        pytest.param("A", 0, True, "A", 2, id="a-retry-takes-the-job-back-at-once"),
+        # A duplicate delivery while the holder may still run: one OCR run at a time.
+        pytest.param("B", 0, False, "A", 1, id="a-duplicate-is-refused-while-held"),
+        # The holder died: once its lease has run out, the duplicate takes the job over.
+        pytest.param("B", 901, True, "B", 2, id="a-duplicate-takes-over-an-expired-lease"),
+    ],
+)
+def test_a_processing_job_is_held_by_one_invocation_for_its_lease(
+    aws: EmulatedAws,
+    store: JobStore,
+    clock: SteppedClock,
+    arriving: str,
+    seconds_later: int,
+    taken: bool,
+    holder: str,
+    attempts: int,
 ) -> None:
-    # GIVEN a job taken by invocation A, which then crashed
+    # GIVEN a job taken by invocation A for 15 minutes
     create(store)
     assert store.mark_processing("job-1", invocation_id="A", lease_seconds=900)
+    clock.advance(seconds_later)
 
-    # WHEN Lambda retries the same event (same request id)
-    retaken = store.mark_processing("job-1", invocation_id="A", lease_seconds=900)
+    # WHEN an invocation arrives for it
+    result = store.mark_processing("job-1", invocation_id=arriving, lease_seconds=900)
 
-    # THEN the retry proceeds and the attempt is counted
-    assert retaken is True
-    assert aws.job("job-1")["attempts"] == 2
-
-
-def test_a_duplicate_delivery_is_refused_while_the_holder_may_still_run(
-    aws: EmulatedAws, store: JobStore
-) -> None:
-    # GIVEN a job held by invocation A for 15 minutes
-    create(store)
-    assert store.mark_processing("job-1", invocation_id="A", lease_seconds=900)
-
-    # WHEN a second delivery of the event (invocation B) arrives
-    duplicate = store.mark_processing("job-1", invocation_id="B", lease_seconds=900)
-
-    # THEN it is refused: one OCR run at a time
-    assert duplicate is False
+    # THEN it proceeds only when it is the holder or the holder's lease ran out
+    assert result is taken
     job = aws.job("job-1")
-    assert (job["attempts"], job["processing_invocation"]) == (1, "A")
-
-
-def test_a_duplicate_takes_over_once_the_holders_lease_has_run_out(
-    aws: EmulatedAws, store: JobStore, clock: SteppedClock
-) -> None:
-    # GIVEN a job whose holder's lease has expired (the holder died)
-    create(store)
-    assert store.mark_processing("job-1", invocation_id="A", lease_seconds=900)
-    clock.advance(901)
-
-    # WHEN another invocation arrives
-    taken = store.mark_processing("job-1", invocation_id="B", lease_seconds=900)
-
-    # THEN it takes the job over
-    assert taken is True
-    assert aws.job("job-1")["processing_invocation"] == "B"
+    assert (job["attempts"], job["processing_invocation"]) == (attempts, holder)
 
 
 # -- chunked documents ---------------------------------------------------------------------------
