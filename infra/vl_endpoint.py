@@ -106,9 +106,7 @@ class VlEndpoint(Construct):
             ),
         )
         # The model is validated against its role at creation: wait for the role's policy.
-        role_policy = self.execution_role.node.try_find_child("DefaultPolicy")
-        assert role_policy is not None
-        model.node.add_dependency(role_policy)
+        model.node.add_dependency(self.execution_role.node.find_child("DefaultPolicy"))
 
         results = f"s3://{output_bucket.bucket_name}"
         # No KmsKeyId for the ML storage volume: SageMaker rejects one for instance types with
