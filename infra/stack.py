@@ -237,10 +237,7 @@ class PaddleIdpStack(Stack):
         self.status.grant_job_access(invoker.role)
         self.processor.grant_invoke(invoker.role)
         if self.vl_endpoint is not None:
-            self.vl_endpoint.grant_scale(invoker.role)
-            # Scaling out 0 -> 1 re-arms the scale-in alarm, so that the next idle period
-            # notifies again (an alarm left in ALARM sends nothing).
-            self.vl_endpoint.grant_rearm_scale_in_alarm(invoker.role)
+            self.vl_endpoint.grant_scale(invoker.role)  # out 0 -> 1, re-arming the scale-in alarm
         return invoker
 
     def _completion(self) -> TriggeredFunction:
@@ -275,7 +272,6 @@ class PaddleIdpStack(Stack):
         )
         self.async_failures.grant_dead_lettering(scale_in.role)
         vl_endpoint.grant_scale(scale_in.role)
-        vl_endpoint.grant_rearm_scale_in_alarm(scale_in.role)
         return scale_in
 
     def _sweeper(self) -> TriggeredFunction:
