@@ -569,6 +569,11 @@ EDGES: Final[tuple[Row, ...]] = (
         "OCR processor -> OCR processor (async invoke of a long document's chunks)",
         Function.PROCESSOR,
     ),
+    _invokes_the_processor(
+        "Completion handler -> OCR processor (async invoke: a VL job's result.pdf)",
+        Function.COMPLETION,
+        vl_only=True,
+    ),
     Row(
         edge="OCR processor -> error topic (on-failure destination)",
         covers=lambda d: [
@@ -693,11 +698,6 @@ EDGES: Final[tuple[Row, ...]] = (
         resource="n/a: SageMaker endpoints have no resource policy; the bucket policy only "
         "denies non-TLS requests",
         key=lambda d: calls(d.role(Function.PROCESSOR), ENCRYPT, d.key),
-        vl_only=True,
-    ),
-    _invokes_the_processor(
-        "Completion handler -> OCR processor (async invoke: a VL job's result.pdf)",
-        Function.COMPLETION,
         vl_only=True,
     ),
     Row(
