@@ -10,6 +10,7 @@ import pytest
 from idp.errors import CorruptDocument, UnsupportedModel
 from idp.names import JobStatus, OcrModel
 from idp.store import JobStore
+from idp.timestamps import iso
 from tests.lambdas.support import INPUT_BUCKET, EmulatedAws
 
 
@@ -107,6 +108,24 @@ def test_terminal_states_never_regress(aws: EmulatedAws, store: JobStore) -> Non
     assert late == [False, False, False, False]
     job = aws.job("job-1")
     assert (job["status"], job["error"]["message"], job["attempts"]) == ("FAILED", "truncated", 1)
+
+
+def test_the_store_dates_what_it_writes_by_its_clock(
+    aws: EmulatedAws, store: JobStore, clock: SteppedClock
+) -> None:
+    # GIVEN a job created at the clock's time
+    create(store)
+    created = clock.now
+
+    # WHEN an invocation takes it an hour later, for 15 minutes
+    clock.advance(3600)
+    assert store.mark_processing("job-1", invocation_id="A", lease_seconds=900)
+
+    # THEN each timestamp and the lease are the clock's
+    job = aws.job("job-1")
+    assert job["created_at"] == iso(created)
+    assert job["started_at"] == job["updated_at"] == iso(clock.now)
+    assert job["processing_lease_until"] == iso(clock.now + timedelta(seconds=900))
 
 
 def test_only_one_claim_wins_until_it_is_released(aws: EmulatedAws, store: JobStore) -> None:
