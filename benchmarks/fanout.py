@@ -29,6 +29,7 @@ Figures come from one run on a shared machine: medians and ratios, never asserte
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -126,31 +127,16 @@ def main() -> None:
         # Every environment gets the same share of the machine, as every Lambda environment of
         # one function gets the same vCPUs: the cores split between the fan-out's workers.
         threads = max(1, cores // args.workers)
-        single = run_document(
-            pdf,
-            work=work / "single",
-            models_dir=args.models_dir,
-            chunk_pages=0,
-            workers=1,
-            threads=threads,
-        )
-        fanned = run_document(
-            pdf,
+        run = functools.partial(run_document, pdf, models_dir=args.models_dir)
+        single = run(work=work / "single", chunk_pages=0, workers=1, threads=threads)
+        fanned = run(
             work=work / "fanout",
-            models_dir=args.models_dir,
             chunk_pages=args.chunk_pages,
             workers=args.workers,
             threads=threads,
         )
         # For context: one environment with the whole machine to itself, chunking off.
-        whole = run_document(
-            pdf,
-            work=work / "whole",
-            models_dir=args.models_dir,
-            chunk_pages=0,
-            workers=1,
-            threads=cores,
-        )
+        whole = run(work=work / "whole", chunk_pages=0, workers=1, threads=cores)
         pages_json = work / "pages.json"
         pages_json.write_text(json.dumps(fanned["result"]["pages"]))
         probes = [

@@ -15,8 +15,6 @@ it exits non-zero only when a job was lost or ran twice.
 from __future__ import annotations
 
 import argparse
-import json
-import logging
 import os
 import platform
 import random
@@ -31,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from measure import percentile, seconds_between
+from reporting import add_pipeline_arguments, run_logging_to, write_report
 
 from idp import names
 from idp.client import PipelineClient
@@ -346,32 +345,14 @@ def main() -> int:
     parser.add_argument("--invoker-batch-size", type=int, default=10)
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait at most")
     parser.add_argument("--cer-sample", type=int, default=25, help="results to check for CER")
-    parser.add_argument(
-        "--models-dir", default=os.environ.get("IDP_MODELS_DIR", str(REPO_ROOT / ".models"))
-    )
-    parser.add_argument("--output", type=Path, default=RESULTS)
-    parser.add_argument(
-        "--log", type=Path, default=None, help="pipeline logs go here (default: a temp file)"
-    )
+    add_pipeline_arguments(parser, results=RESULTS)
     args = parser.parse_args()
     if args.count < 1:
         parser.error("--count must be at least 1")
 
-    # The functions log every job to stderr; keep the terminal for the report. The workers are
-    # spawned processes and inherit fd 2, so it is redirected at the descriptor level.
-    log_path = args.log or Path(tempfile.mkstemp(prefix="idp-load-", suffix=".log")[1])
-    saved_stderr = os.dup(2)
-    with log_path.open("ab") as log:
-        os.dup2(log.fileno(), 2)
-        logging.basicConfig(level=logging.WARNING)
-        try:
-            report = run(args)
-        finally:
-            os.dup2(saved_stderr, 2)
+    report, log_path = run_logging_to(args.log, "idp-load-", lambda: run(args))
     print_table(report)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {args.output} (pipeline log: {log_path})")
+    write_report(report, args.output, log_path)
     return 1 if report["lost_jobs"] or report["duplicate_ocr_runs"] else 0
 
 

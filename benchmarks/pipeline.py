@@ -55,8 +55,6 @@ down hangs. Loopback only: the emulator listens on 127.0.0.1 and every client po
 from __future__ import annotations
 
 import argparse
-import json
-import logging
 import os
 import platform
 import random
@@ -72,6 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from measure import percentile, seconds_between
+from reporting import add_pipeline_arguments, run_logging_to, write_report
 
 from idp import names
 from idp.client import PipelineClient
@@ -658,13 +657,7 @@ def main() -> int:
         action="store_true",
         help="functions log at INFO and emit metrics (default: quiet, as `idp local run`)",
     )
-    parser.add_argument(
-        "--models-dir", default=os.environ.get("IDP_MODELS_DIR", str(REPO_ROOT / ".models"))
-    )
-    parser.add_argument("--output", type=Path, default=RESULTS)
-    parser.add_argument(
-        "--log", type=Path, default=None, help="pipeline logs go here (default: a temp file)"
-    )
+    add_pipeline_arguments(parser, results=RESULTS)
     args = parser.parse_args()
     if args.count < 2:
         parser.error("--count must be at least 2 (the first job is cold and not in the medians)")
@@ -672,23 +665,11 @@ def main() -> int:
         parser.error("--wave must be at least 1")
 
     watchdog = _watchdog(args.timeout + 300)
-    # The functions log to stderr; keep the terminal for the report. The workers are spawned
-    # processes and inherit fd 2, so it is redirected at the descriptor level.
-    log_path = args.log or Path(tempfile.mkstemp(prefix="idp-pipeline-bench-", suffix=".log")[1])
-    saved_stderr = os.dup(2)
-    with log_path.open("ab") as log:
-        os.dup2(log.fileno(), 2)
-        logging.basicConfig(level=logging.WARNING)
-        try:
-            report = run(args)
-        finally:
-            os.dup2(saved_stderr, 2)
+    report, log_path = run_logging_to(args.log, "idp-pipeline-bench-", lambda: run(args))
     watchdog.cancel()
     print()
     print_table(report)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {args.output} (pipeline log: {log_path})")
+    write_report(report, args.output, log_path)
     bad = report["not_completed"] or report["served_from_cache"] or report["never_submitted"]
     if bad:
         print("some jobs did not complete or were served from the cache", file=sys.stderr)

@@ -33,7 +33,6 @@ PAGE_LINES = 30
 def child(args: argparse.Namespace) -> None:
     """Runs in the fresh process: build the engine, OCR the page N times, report timings."""
     started = time.time()
-    sys.path.insert(0, str(REPO_ROOT))
     import resource
 
     from idp import synthetic
@@ -110,7 +109,6 @@ COMPARED: dict[str, dict[str, Any]] = {
 
 def compare(args: argparse.Namespace) -> dict[str, Any]:
     """Warm pages of each configuration, alternated in one process."""
-    sys.path.insert(0, str(REPO_ROOT))
     from idp import synthetic
     from idp.jobs import JobOptions
     from idp.names import OcrModel

@@ -41,13 +41,10 @@ class FunctionSpec:
     schedule_minutes: int | None = None  # run on a schedule (EventBridge rule)
 
 
-_ZIP_ENV: Final = (
-    Env.JOBS_TABLE,
-    Env.INPUT_BUCKET,
-    Env.RESULTS_BUCKET,
-    Env.POWERTOOLS_SERVICE_NAME,
-    Env.POWERTOOLS_METRICS_NAMESPACE,
-)
+# Powertools' service name and metrics namespace, which every function reads; and what every
+# function that works on a job reads: the status table, the input and results buckets.
+_POWERTOOLS_ENV: Final = (Env.POWERTOOLS_SERVICE_NAME, Env.POWERTOOLS_METRICS_NAMESPACE)
+_JOB_ENV: Final = (Env.JOBS_TABLE, Env.INPUT_BUCKET, Env.RESULTS_BUCKET, *_POWERTOOLS_ENV)
 
 FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
     Function.INVOKER: FunctionSpec(
@@ -56,7 +53,7 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
         memory_mb=names.INVOKER_MEMORY_MB,
         timeout_seconds=names.INVOKER_TIMEOUT_SECONDS,
         env=(
-            *_ZIP_ENV,
+            *_JOB_ENV,
             Env.PROCESSOR_FUNCTION,
             Env.VL_ENABLED,
             Env.VL_ENDPOINT_NAME,
@@ -72,7 +69,7 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
         memory_mb=names.PROCESSOR_MEMORY_MB,
         timeout_seconds=names.PROCESSOR_TIMEOUT_SECONDS,
         env=(
-            *_ZIP_ENV,
+            *_JOB_ENV,
             Env.MODEL_CACHE_BUCKET,
             Env.MAX_PAGES,
             Env.MAX_INPUT_BYTES,
@@ -86,7 +83,7 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
         service=Service.COMPLETION,
         memory_mb=names.COMPLETION_MEMORY_MB,
         timeout_seconds=names.COMPLETION_TIMEOUT_SECONDS,
-        env=(*_ZIP_ENV, Env.PROCESSOR_FUNCTION),
+        env=(*_JOB_ENV, Env.PROCESSOR_FUNCTION),
         topics=(Topic.SUCCESS, Topic.ERROR),
     ),
     Function.SCALE_IN: FunctionSpec(
@@ -94,12 +91,7 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
         service=Service.SCALE_IN,
         memory_mb=names.SCALE_IN_MEMORY_MB,
         timeout_seconds=names.SCALE_IN_TIMEOUT_SECONDS,
-        env=(
-            Env.VL_ENDPOINT_NAME,
-            Env.VL_VARIANT_NAME,
-            Env.POWERTOOLS_SERVICE_NAME,
-            Env.POWERTOOLS_METRICS_NAMESPACE,
-        ),
+        env=(Env.VL_ENDPOINT_NAME, Env.VL_VARIANT_NAME, *_POWERTOOLS_ENV),
         topics=(Topic.SCALE_IN,),
     ),
     Function.SWEEPER: FunctionSpec(
@@ -111,8 +103,7 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
             Env.JOBS_TABLE,
             Env.STALE_PROCESSING_SECONDS,
             Env.STALE_QUEUED_SECONDS,
-            Env.POWERTOOLS_SERVICE_NAME,
-            Env.POWERTOOLS_METRICS_NAMESPACE,
+            *_POWERTOOLS_ENV,
         ),
         schedule_minutes=names.SWEEPER_SCHEDULE_MINUTES,
     ),

@@ -32,6 +32,14 @@ def _job_metric(metric_name: str, label: str) -> cloudwatch.MathExpression:
     )
 
 
+def _graph(
+    title: str,
+    left: Sequence[cloudwatch.IMetric],
+    right: Sequence[cloudwatch.IMetric] = (),
+) -> cloudwatch.GraphWidget:
+    return cloudwatch.GraphWidget(title=title, width=_WIDTH, left=list(left), right=list(right))
+
+
 class PipelineDashboard(Construct):
     def __init__(
         self,
@@ -47,10 +55,9 @@ class PipelineDashboard(Construct):
         super().__init__(scope, construct_id)
         self.dashboard = cloudwatch.Dashboard(self, "Dashboard")
         self.dashboard.add_widgets(
-            cloudwatch.GraphWidget(
-                title="Job queue",
-                width=_WIDTH,
-                left=[
+            _graph(
+                "Job queue",
+                [
                     job_queue.metric_approximate_number_of_messages_visible(
                         period=_PERIOD, label="Waiting"
                     ),
@@ -58,49 +65,45 @@ class PipelineDashboard(Construct):
                         period=_PERIOD, label="In flight"
                     ),
                 ],
-                right=[
+                [
                     job_queue.metric_approximate_age_of_oldest_message(
                         period=_PERIOD, label="Oldest message (s)"
                     )
                 ],
             ),
-            cloudwatch.GraphWidget(
-                title="Dead-letter queues",
-                width=_WIDTH,
-                left=[
+            _graph(
+                "Dead-letter queues",
+                [
                     queue.metric_approximate_number_of_messages_visible(period=_PERIOD, label=label)
                     for label, queue in dead_letter_queues
                 ],
             ),
-            cloudwatch.GraphWidget(
-                title="Jobs",
-                width=_WIDTH,
-                left=[
+            _graph(
+                "Jobs",
+                [
                     _job_metric(names.Metric.JOBS_COMPLETED, "Completed"),
                     _job_metric(names.Metric.JOBS_FAILED, "Failed"),
                 ],
             ),
         )
         self.dashboard.add_widgets(
-            cloudwatch.GraphWidget(
-                title="OCR processor",
-                width=_WIDTH,
-                left=[
+            _graph(
+                "OCR processor",
+                [
                     processor.metric_invocations(period=_PERIOD, label="Invocations"),
                     processor.metric_errors(period=_PERIOD, label="Errors"),
                     processor.metric_throttles(period=_PERIOD, label="Throttles"),
                 ],
-                right=[
+                [
                     processor.metric_duration(period=_PERIOD, statistic="p50", label="p50 (ms)"),
                     processor.metric_duration(
                         period=_PERIOD, statistic="Maximum", label="max (ms)"
                     ),
                 ],
             ),
-            cloudwatch.GraphWidget(
-                title="Function errors",
-                width=_WIDTH,
-                left=[
+            _graph(
+                "Function errors",
+                [
                     function.metric_errors(period=_PERIOD, label=name)
                     for name, function in functions
                 ],
@@ -108,22 +111,17 @@ class PipelineDashboard(Construct):
         )
         if vl_endpoint is not None:
             self.dashboard.add_widgets(
-                cloudwatch.GraphWidget(
-                    title="VL endpoint backlog",
-                    width=_WIDTH,
-                    left=[
+                _graph(
+                    "VL endpoint backlog",
+                    [
                         vl_endpoint.metric("ApproximateBacklogSize", statistic="Average"),
                         vl_endpoint.metric(
                             "ApproximateBacklogSizePerInstance", statistic="Average"
                         ),
                     ],
-                    right=[vl_endpoint.metric("HasBacklogWithoutCapacity", statistic="Maximum")],
+                    [vl_endpoint.metric("HasBacklogWithoutCapacity", statistic="Maximum")],
                 ),
-                cloudwatch.GraphWidget(
-                    title="VL endpoint instances",
-                    width=_WIDTH,
-                    left=[vl_endpoint.metric_instance_count()],
-                ),
+                _graph("VL endpoint instances", [vl_endpoint.metric_instance_count()]),
                 cloudwatch.AlarmStatusWidget(
                     title="VL scale-in alarm", width=_WIDTH, alarms=[vl_endpoint.scale_in_alarm]
                 ),

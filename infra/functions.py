@@ -1,25 +1,24 @@
 """What every Lambda function of the pipeline shares: its own role, a log group with retention,
-X-Ray tracing, the Powertools service name and metrics namespace, and (for zip functions) one
+no active tracing, the Powertools service name and metrics namespace, and (for zip functions) one
 code asset and the Powertools public layer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from aws_cdk import Aws, Duration
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
-from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from idp import names
 from idp.names import Env
 from idp.topology import FunctionSpec
-from infra.nag import acknowledge_python_runtime, acknowledge_xray
 
 ZIP_RUNTIME: Final = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE: Final = lambda_.Architecture.X86_64
@@ -89,43 +88,29 @@ class FunctionRole(Construct):
             )
         )
 
+    def function_props(self, spec: FunctionSpec) -> dict[str, Any]:
+        """The properties every function of the pipeline is built with: its spec's size, the
+        one architecture, this role and log group, and no active tracing.
 
-class ZipFunction(Construct):
-    """A Python zip function of the pipeline, built from its topology spec."""
+        Tracing is off because no handler uses Powertools' Tracer: X-Ray would hold only
+        Lambda's own segments, for the price of xray:* grants on "*" in every role.
+        """
+        return {
+            "architecture": ARCHITECTURE,
+            "memory_size": spec.memory_mb,
+            "timeout": Duration.seconds(spec.timeout_seconds),
+            "role": self.role,
+            "log_group": self.log_group,
+            "tracing": lambda_.Tracing.DISABLED,
+        }
 
-    def __init__(
-        self,
-        scope: Construct,
-        construct_id: str,
-        *,
-        spec: FunctionSpec,
-        code: lambda_.Code,
-        layers: Sequence[lambda_.ILayerVersion],
-        environment: Mapping[Env, str],
-        log_retention: logs.RetentionDays,
-        dead_letter_queue: sqs.IQueue | None = None,
-        description: str,
-    ) -> None:
-        super().__init__(scope, construct_id)
-        access = FunctionRole(self, "Access", retention=log_retention)
-        self.role = access.role
-        self.log_group = access.log_group
-        self.function = lambda_.Function(
-            self,
-            "Function",
-            description=description,
-            runtime=ZIP_RUNTIME,
-            architecture=ARCHITECTURE,
-            handler=spec.handler,
-            code=code,
-            layers=list(layers),
-            memory_size=spec.memory_mb,
-            timeout=Duration.seconds(spec.timeout_seconds),
-            environment=function_environment(spec, environment),
-            role=self.role,
-            log_group=self.log_group,
-            tracing=lambda_.Tracing.ACTIVE,
-            dead_letter_queue=dead_letter_queue,
-        )
-        acknowledge_xray(self.role)
-        acknowledge_python_runtime(self.function)
+
+@dataclass(frozen=True)
+class ZipBuild:
+    """What the zip functions share: one code asset, its layers, the stack's environment
+    values (each function takes the keys its spec declares) and the log retention."""
+
+    code: lambda_.Code
+    layers: Sequence[lambda_.ILayerVersion]
+    environment: Mapping[Env, str]
+    log_retention: logs.RetentionDays

@@ -1,7 +1,7 @@
 """cdk-nag acknowledgements, each scoped to one resource and carrying its reason.
 
 The constructs call these helpers right where a finding arises (a prefix-scoped S3 grant,
-X-Ray tracing, the pinned runtime), so the justification sits next to its cause. Findings
+tracing left off, the pinned runtime), so the justification sits next to its cause. Findings
 that can be fixed are fixed instead; nothing is acknowledged stack-wide.
 """
 
@@ -30,21 +30,19 @@ def wildcard_resource(resource: str) -> str:
 
 def arn_of(construct: IConstruct) -> str:
     """How cdk-nag renders `Fn::GetAtt [<logical id>, Arn]` of a construct's resource."""
-    resource = (
-        construct.node.default_child
-        if isinstance(construct.node.default_child, CfnResource)
-        else construct
-    )
-    assert isinstance(resource, CfnResource)
+    child = construct.node.default_child
+    resource = child if isinstance(child, CfnResource) else construct
+    if not isinstance(resource, CfnResource):
+        raise TypeError(f"{construct.node.path} is not, and has no, CloudFormation resource")
     return f"<{Stack.of(construct).get_logical_id(resource)}.Arn>"
 
 
-def acknowledge_xray(role: IConstruct) -> None:
+def acknowledge_untraced(function: IConstruct) -> None:
     acknowledge(
-        role,
-        wildcard_resource("*"),
-        "X-Ray tracing (xray:PutTraceSegments, xray:PutTelemetryRecords) has no resource-level "
-        "permissions; CDK adds these two actions on '*' for active tracing.",
+        function,
+        "Serverless-LambdaTracing",
+        "Active tracing is off on purpose: no handler uses Powertools' Tracer, so X-Ray would "
+        "record only Lambda's own segments; logs and Powertools metrics carry the job's story.",
     )
 
 

@@ -19,8 +19,8 @@ from constructs import Construct
 
 from idp.names import Env
 from idp.topology import FunctionSpec
-from infra.functions import ARCHITECTURE, FunctionRole, function_environment
-from infra.nag import acknowledge, acknowledge_xray
+from infra.functions import FunctionRole, function_environment
+from infra.nag import acknowledge, acknowledge_untraced
 
 DOCKERFILE: Final = "ocr_processor_image/Dockerfile"
 # Only /tmp is writable on Lambda: PaddleX and anything using ~ must write there.
@@ -64,18 +64,13 @@ class OcrProcessor(Construct):
                 cmd=[spec.handler],
                 platform=ecr_assets.Platform.LINUX_AMD64,
             ),
-            architecture=ARCHITECTURE,
-            memory_size=spec.memory_mb,
-            timeout=Duration.seconds(spec.timeout_seconds),
             ephemeral_storage_size=Size.mebibytes(ephemeral_storage_mib),
             environment={**function_environment(spec, environment), **_WRITABLE_HOME},
-            role=self.role,
-            log_group=self.log_group,
-            tracing=lambda_.Tracing.ACTIVE,
             reserved_concurrent_executions=reserved_concurrency,
             retry_attempts=retry_attempts,
             max_event_age=max_event_age,
             on_failure=_TopicDestination(on_failure_topic),
+            **access.function_props(spec),
         )
         # A long document's chunks are async invocations of this same function. The grant is a
         # policy of its own: the function depends on its role's default policy, so naming the
@@ -90,7 +85,7 @@ class OcrProcessor(Construct):
                 )
             ],
         )
-        acknowledge_xray(self.role)
+        acknowledge_untraced(self.function)
         acknowledge(
             self.function,
             "Serverless-LambdaDLQ",

@@ -27,7 +27,7 @@ from idp.topology import (
 )
 from infra.dashboard import PipelineDashboard
 from infra.encryption import DataKey
-from infra.functions import powertools_layer, zip_code
+from infra.functions import ZipBuild, powertools_layer, zip_code
 from infra.processor import OcrProcessor
 from infra.queues import AsyncFailureQueue, JobQueue
 from infra.settings import Settings
@@ -91,13 +91,17 @@ class PaddleIdpStack(Stack):
         self.vl_endpoint = self._vl_endpoint() if settings.vl_enabled else None
 
         # Zip functions share one code asset and the Powertools layer.
-        self._zip_code = zip_code(repo_root)
-        self._zip_layers = [
-            powertools_layer(self, "PowertoolsLayer", version=settings.powertools_layer_version)
-        ]
+        self._zip_build = ZipBuild(
+            code=zip_code(repo_root),
+            layers=[
+                powertools_layer(self, "PowertoolsLayer", version=settings.powertools_layer_version)
+            ],
+            environment=self._environment,
+            log_retention=self._log_retention,
+        )
         self.invoker = self._invoker()
         self.completion = self._completion()
-        self.scale_in = self._scale_in() if self.vl_endpoint is not None else None
+        self.scale_in = self._scale_in(self.vl_endpoint) if self.vl_endpoint is not None else None
         self.sweeper = self._sweeper()
 
         self._dashboard()
@@ -218,10 +222,7 @@ class PaddleIdpStack(Stack):
             self,
             function.value,
             spec=FUNCTIONS[function],
-            code=self._zip_code,
-            layers=self._zip_layers,
-            environment=self._environment,
-            log_retention=self._log_retention,
+            build=self._zip_build,
             description=description,
             trigger=trigger,
         )
@@ -236,10 +237,7 @@ class PaddleIdpStack(Stack):
         self.status.grant_job_access(invoker.role)
         self.processor.grant_invoke(invoker.role)
         if self.vl_endpoint is not None:
-            self.vl_endpoint.grant_scale(invoker.role)
-            # Scaling out 0 -> 1 re-arms the scale-in alarm, so that the next idle period
-            # notifies again (an alarm left in ALARM sends nothing).
-            self.vl_endpoint.grant_rearm_scale_in_alarm(invoker.role)
+            self.vl_endpoint.grant_scale(invoker.role)  # out 0 -> 1, re-arming the scale-in alarm
         return invoker
 
     def _completion(self) -> TriggeredFunction:
@@ -264,8 +262,7 @@ class PaddleIdpStack(Stack):
         self.status.grant_job_access(completion.role)
         return completion
 
-    def _scale_in(self) -> TriggeredFunction:
-        assert self.vl_endpoint is not None
+    def _scale_in(self, vl_endpoint: VlEndpoint) -> TriggeredFunction:
         scale_in = self._zip_function(
             Function.SCALE_IN,
             description="Scales the idle VL endpoint in to zero instances",
@@ -274,13 +271,13 @@ class PaddleIdpStack(Stack):
             ),
         )
         self.async_failures.grant_dead_lettering(scale_in.role)
-        self.vl_endpoint.grant_scale(scale_in.role)
-        self.vl_endpoint.grant_rearm_scale_in_alarm(scale_in.role)
+        vl_endpoint.grant_scale(scale_in.role)
         return scale_in
 
     def _sweeper(self) -> TriggeredFunction:
         spec = FUNCTIONS[Function.SWEEPER]
-        assert spec.schedule_minutes is not None
+        if spec.schedule_minutes is None:
+            raise ValueError(f"the {Function.SWEEPER} spec in idp.topology has no schedule")
         sweeper = self._zip_function(
             Function.SWEEPER,
             description="Ends jobs stuck in QUEUED or PROCESSING past every deadline",

@@ -26,6 +26,7 @@ from infra.nag import acknowledge, arn_of, wildcard_resource
 _INCOMPLETE_UPLOAD_DAYS = 7
 _INPUT_NONCURRENT_VERSION_DAYS = 30
 _VL_INTERMEDIATE_DAYS = 14  # manifests, raw VL output and failures: results/ holds the outcome
+_READ_ACTIONS = frozenset({"s3:GetObject", "s3:GetObjectVersion"})
 
 
 class Storage(Construct):
@@ -132,7 +133,8 @@ class Storage(Construct):
         )
         self._data_key.allow_service("s3.amazonaws.com")
         cfn_bucket = self.input_bucket.node.default_child
-        assert isinstance(cfn_bucket, s3.CfnBucket)
+        if not isinstance(cfn_bucket, s3.CfnBucket):
+            raise TypeError(f"the input bucket's resource is a {type(cfn_bucket).__name__}")
         cfn_bucket.notification_configuration = s3.CfnBucket.NotificationConfigurationProperty(
             queue_configurations=[
                 s3.CfnBucket.QueueConfigurationProperty(
@@ -152,90 +154,80 @@ class Storage(Construct):
                 for suffix in suffixes
             ]
         )
-        queue_policy = queue.node.try_find_child("Policy")  # created by add_to_resource_policy
-        assert queue_policy is not None
-        cfn_bucket.node.add_dependency(queue_policy)
+        # The queue's policy is created by add_to_resource_policy; find_child raises without it.
+        cfn_bucket.node.add_dependency(queue.node.find_child("Policy"))
 
     # Grants: exact actions on one prefix each, plus the key actions they need.
 
     def grant_read_input(self, role: iam.Role) -> None:
         """GetObject (also HEAD) on any key, since a direct job message may name a key outside
         input/; ListBucket so that a missing key reads 404 rather than 403."""
-        self._grant_objects(role, self.input_bucket, "", ["s3:GetObject", "s3:GetObjectVersion"])
-        self._grant_list(role, self.input_bucket)
-        self._data_key.grant_decrypt(role)
+        actions = ["s3:GetObject", "s3:GetObjectVersion"]
+        self._grant(role, self.input_bucket, actions, "", listing=True)
 
     def grant_read_write_results(self, role: iam.Role) -> None:
-        self._grant_objects(
-            role, self.results_bucket, names.RESULTS_PREFIX, ["s3:GetObject", "s3:PutObject"]
-        )
-        self._grant_list(role, self.results_bucket, names.RESULTS_PREFIX)
-        self._data_key.grant_encrypt_decrypt(role)
+        actions = ["s3:GetObject", "s3:PutObject"]
+        self._grant(role, self.results_bucket, actions, names.RESULTS_PREFIX, listing=True)
 
     def grant_chunk_work(self, role: iam.Role) -> None:
         """A large document's intermediates under work/: written by the fan-out and the
         chunks, read and deleted by the merge (ListBucket to find them)."""
-        self._grant_objects(
-            role,
-            self.results_bucket,
-            names.WORK_PREFIX,
-            ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
-        )
-        self._grant_list(role, self.results_bucket, names.WORK_PREFIX)
-        self._data_key.grant_encrypt_decrypt(role)
+        actions = ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"]
+        self._grant(role, self.results_bucket, actions, names.WORK_PREFIX, listing=True)
 
     def grant_write_results(self, role: iam.Role) -> None:
-        self._grant_objects(role, self.results_bucket, names.RESULTS_PREFIX, ["s3:PutObject"])
-        self._data_key.grant_encrypt_decrypt(role)
+        self._grant(role, self.results_bucket, ["s3:PutObject"], names.RESULTS_PREFIX)
 
     def grant_write_vl_manifests(self, role: iam.Role) -> None:
-        self._grant_objects(role, self.results_bucket, names.VL_MANIFEST_PREFIX, ["s3:PutObject"])
-        self._data_key.grant_encrypt_decrypt(role)
+        self._grant(role, self.results_bucket, ["s3:PutObject"], names.VL_MANIFEST_PREFIX)
 
     def grant_read_vl_manifests(self, role: iam.Role) -> None:
-        self._grant_objects(role, self.results_bucket, names.VL_MANIFEST_PREFIX, ["s3:GetObject"])
-        self._data_key.grant_decrypt(role)
+        self._grant(role, self.results_bucket, ["s3:GetObject"], names.VL_MANIFEST_PREFIX)
 
     def grant_read_vl_outcomes(self, role: iam.Role) -> None:
         """GetObject on SageMaker's output and failure objects, and ListBucket on those two
         prefixes: a missing outcome must read 404 (it ends as missing) rather than 403 (which
         is retried as a transient denial)."""
         prefixes = (names.VL_OUTPUT_PREFIX, names.VL_FAILURE_PREFIX)
-        for prefix in prefixes:
-            self._grant_objects(role, self.results_bucket, prefix, ["s3:GetObject"])
-        self._grant_list(role, self.results_bucket, *prefixes)
-        self._data_key.grant_decrypt(role)
+        self._grant(role, self.results_bucket, ["s3:GetObject"], *prefixes, listing=True)
 
     def grant_write_vl_outcomes(self, role: iam.Role) -> None:
-        for prefix in (names.VL_OUTPUT_PREFIX, names.VL_FAILURE_PREFIX):
-            self._grant_objects(role, self.results_bucket, prefix, ["s3:PutObject"])
-        self._data_key.grant_encrypt_decrypt(role)
+        prefixes = (names.VL_OUTPUT_PREFIX, names.VL_FAILURE_PREFIX)
+        self._grant(role, self.results_bucket, ["s3:PutObject"], *prefixes)
 
     def grant_read_chunk_inputs(self, role: iam.Role) -> None:
         """A large document's per-chunk PDFs (work/<job_id>/chunks/), which the VL endpoint
         reads for the chunks it is sent."""
         prefix = f"{names.WORK_PREFIX}*/chunks/"
-        self._grant_objects(role, self.results_bucket, prefix, ["s3:GetObject"])
-        self._grant_list(role, self.results_bucket, prefix)
-        self._data_key.grant_decrypt(role)
+        self._grant(role, self.results_bucket, ["s3:GetObject"], prefix, listing=True)
 
     def grant_read_model_cache(self, role: iam.Role) -> None:
-        self._grant_objects(
-            role, self.model_cache_bucket, names.MODEL_CACHE_PREFIX, ["s3:GetObject"]
-        )
-        self._grant_list(role, self.model_cache_bucket, names.MODEL_CACHE_PREFIX)
-        self._data_key.grant_decrypt(role)
+        prefix = names.MODEL_CACHE_PREFIX
+        self._grant(role, self.model_cache_bucket, ["s3:GetObject"], prefix, listing=True)
 
     def grant_read_write_model_cache(self, role: iam.Role) -> None:
         """Model archives are large: uploads are multipart, and a failed one is aborted."""
-        self._grant_objects(
-            role,
-            self.model_cache_bucket,
-            names.MODEL_CACHE_PREFIX,
-            ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"],
-        )
-        self._grant_list(role, self.model_cache_bucket, names.MODEL_CACHE_PREFIX)
-        self._data_key.grant_encrypt_decrypt(role)
+        actions = ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"]
+        self._grant(role, self.model_cache_bucket, actions, names.MODEL_CACHE_PREFIX, listing=True)
+
+    def _grant(
+        self,
+        role: iam.Role,
+        bucket: s3.Bucket,
+        actions: list[str],
+        *prefixes: str,
+        listing: bool = False,
+    ) -> None:
+        """`actions` on the objects under each prefix ("" for the whole bucket), ListBucket
+        on those prefixes when `listing`, and the key: decrypt to read, encrypt too to write."""
+        for prefix in prefixes:
+            self._grant_objects(role, bucket, prefix, actions)
+        if listing:
+            self._grant_list(role, bucket, *(prefix for prefix in prefixes if prefix))
+        if set(actions) <= _READ_ACTIONS:
+            self._data_key.grant_decrypt(role)
+        else:
+            self._data_key.grant_encrypt_decrypt(role)
 
     @staticmethod
     def _grant_objects(role: iam.Role, bucket: s3.Bucket, prefix: str, actions: list[str]) -> None:

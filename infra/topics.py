@@ -36,9 +36,7 @@ class PipelineTopic(Construct):
     @property
     def policy(self) -> IConstruct:
         """The topic policy resource (created with the topic, since `enforce_ssl` adds to it)."""
-        policy = self.topic.node.try_find_child("Policy")
-        assert policy is not None
-        return policy
+        return self.topic.node.find_child("Policy")
 
     def grant_publish(self, grantee: iam.IGrantable) -> None:
         """sns:Publish on this topic and the key actions an encrypted publish needs."""

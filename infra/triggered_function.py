@@ -11,7 +11,7 @@ function has its queue's own dead-letter queue instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -20,16 +20,14 @@ from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
-from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from idp.names import Env
 from idp.topology import FunctionSpec
-from infra.functions import ZipFunction
-from infra.nag import acknowledge
+from infra.functions import ZIP_RUNTIME, FunctionRole, ZipBuild, function_environment
+from infra.nag import acknowledge, acknowledge_python_runtime, acknowledge_untraced
 
 
 class Trigger(Protocol):
@@ -104,7 +102,7 @@ class ScheduleTrigger:
 
 
 class TriggeredFunction(Construct):
-    """A zip function built from its topology spec, and its trigger."""
+    """A Python zip function built from its topology spec, and its trigger."""
 
     def __init__(
         self,
@@ -112,26 +110,28 @@ class TriggeredFunction(Construct):
         construct_id: str,
         *,
         spec: FunctionSpec,
-        code: lambda_.Code,
-        layers: Sequence[lambda_.ILayerVersion],
-        environment: Mapping[Env, str],
-        log_retention: logs.RetentionDays,
+        build: ZipBuild,
         description: str,
         trigger: Trigger,
     ) -> None:
         super().__init__(scope, construct_id)
-        handler = ZipFunction(
-            self,
-            "Handler",
-            spec=spec,
-            code=code,
-            layers=layers,
-            environment=environment,
-            log_retention=log_retention,
-            dead_letter_queue=trigger.failure_queue,
+        # "Handler" stays in the construct path: the deployed resources' logical ids derive from it.
+        handler = Construct(self, "Handler")
+        access = FunctionRole(handler, "Access", retention=build.log_retention)
+        self.role = access.role
+        self.log_group = access.log_group
+        self.function = lambda_.Function(
+            handler,
+            "Function",
             description=description,
+            runtime=ZIP_RUNTIME,
+            handler=spec.handler,
+            code=build.code,
+            layers=list(build.layers),
+            environment=function_environment(spec, build.environment),
+            dead_letter_queue=trigger.failure_queue,
+            **access.function_props(spec),
         )
-        self.function = handler.function
-        self.role = handler.role
-        self.log_group = handler.log_group
+        acknowledge_untraced(self.function)
+        acknowledge_python_runtime(self.function)
         trigger.attach(self, self.function)

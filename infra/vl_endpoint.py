@@ -106,9 +106,7 @@ class VlEndpoint(Construct):
             ),
         )
         # The model is validated against its role at creation: wait for the role's policy.
-        role_policy = self.execution_role.node.try_find_child("DefaultPolicy")
-        assert role_policy is not None
-        model.node.add_dependency(role_policy)
+        model.node.add_dependency(self.execution_role.node.find_child("DefaultPolicy"))
 
         results = f"s3://{output_bucket.bucket_name}"
         # No KmsKeyId for the ML storage volume: SageMaker rejects one for instance types with
@@ -299,16 +297,10 @@ class VlEndpoint(Construct):
             )
         )
 
-    def grant_rearm_scale_in_alarm(self, grantee: iam.IGrantable) -> None:
-        """Set the scale-in alarm back to OK, so it notifies again (see the scale-in handler)."""
-        grantee.grant_principal.add_to_principal_policy(
-            iam.PolicyStatement(
-                actions=["cloudwatch:SetAlarmState"], resources=[self.scale_in_alarm.alarm_arn]
-            )
-        )
-
     def grant_scale(self, grantee: iam.IGrantable) -> None:
-        """Read and set the variant's desired instance count (scale-out 0->1, scale-in 1->0)."""
+        """Read and set the variant's desired instance count (scale-out 0->1, scale-in 1->0),
+        and set the scale-in alarm back to OK: whoever scales re-arms it, so that the next idle
+        period notifies again (an alarm left in ALARM sends nothing; see the scale-in handler)."""
         grantee.grant_principal.add_to_principal_policy(
             iam.PolicyStatement(
                 actions=[
@@ -316,5 +308,10 @@ class VlEndpoint(Construct):
                     "sagemaker:UpdateEndpointWeightsAndCapacities",
                 ],
                 resources=[self.endpoint_arn],
+            )
+        )
+        grantee.grant_principal.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=["cloudwatch:SetAlarmState"], resources=[self.scale_in_alarm.alarm_arn]
             )
         )

@@ -98,6 +98,15 @@ class Synthesized:
         ]
         return match
 
+    def scale_in_alarm(self) -> tuple[str, dict[str, Any]]:
+        """The VL endpoint's idle-backlog alarm (exactly one), as (logical id, properties)."""
+        (match,) = [
+            (logical_id, resource["Properties"])
+            for logical_id, resource in self.of_type("AWS::CloudWatch::Alarm").items()
+            if resource["Properties"].get("MetricName") == "ApproximateBacklogSizePerInstance"
+        ]
+        return match
+
     def function_by_handler(self, handler: str) -> tuple[str, dict[str, Any]]:
         """A Lambda function by its zip Handler or its image Command."""
         for logical_id, resource in self.of_type("AWS::Lambda::Function").items():

@@ -1,4 +1,4 @@
-"""Lambda functions: sizes, handlers, environment, triggers, async config, logs, tracing."""
+"""Lambda functions: sizes, handlers, environment, triggers, async config, logs, no tracing."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def test_function_matches_its_topology_spec(full: Synthesized, function: Functio
     _, props = full.function_by_handler(spec.handler)
     assert props["MemorySize"] == spec.memory_mb
     assert props["Timeout"] == spec.timeout_seconds
-    assert props["TracingConfig"] == {"Mode": "Active"}
+    assert "TracingConfig" not in props  # no active tracing: no handler uses a Tracer
     assert props["Architectures"] == ["x86_64"]
     env: dict[str, Any] = props["Environment"]["Variables"]
     extra = PROCESSOR_EXTRA_ENV if function is Function.PROCESSOR else {}
@@ -148,31 +148,26 @@ def test_environment_names_the_stack_resources(full: Synthesized) -> None:
     assert processor_env[Env.ALLOW_HUB_DOWNLOAD] == "true"
 
 
-def test_completion_handler_is_subscribed_to_success_and_error_topics(
-    full: Synthesized,
+@pytest.mark.parametrize(
+    ("function", "topics"),
+    [
+        (Function.COMPLETION, {Topic.SUCCESS, Topic.ERROR}),
+        (Function.SCALE_IN, {Topic.SCALE_IN}),
+    ],
+)
+def test_topic_handlers_are_subscribed_to_their_topics_with_a_dead_letter_queue(
+    full: Synthesized, function: Function, topics: set[Topic]
 ) -> None:
-    completion_id, completion = full.function_by_handler(FUNCTIONS[Function.COMPLETION].handler)
-    failures = completion["DeadLetterConfig"]["TargetArn"]
+    function_id, props = full.function_by_handler(FUNCTIONS[function].handler)
+    failures = props["DeadLetterConfig"]["TargetArn"]
     subscribed = {
         s["Properties"]["TopicArn"]["Ref"]
         for s in full.of_type("AWS::SNS::Subscription").values()
-        if s["Properties"]["Endpoint"] == arn_of(completion_id)
+        if s["Properties"]["Endpoint"] == arn_of(function_id)
         and s["Properties"]["Protocol"] == "lambda"
         and s["Properties"]["RedrivePolicy"] == {"deadLetterTargetArn": failures}
     }
-    assert subscribed == {_topic_id(full, Topic.SUCCESS), _topic_id(full, Topic.ERROR)}
-
-
-def test_scale_in_handler_is_subscribed_to_the_scale_in_topic(full: Synthesized) -> None:
-    scale_in_id, scale_in = full.function_by_handler(FUNCTIONS[Function.SCALE_IN].handler)
-    failures = scale_in["DeadLetterConfig"]["TargetArn"]
-    subscribed = {
-        s["Properties"]["TopicArn"]["Ref"]
-        for s in full.of_type("AWS::SNS::Subscription").values()
-        if s["Properties"]["Endpoint"] == arn_of(scale_in_id)
-        and s["Properties"]["RedrivePolicy"] == {"deadLetterTargetArn": failures}
-    }
-    assert subscribed == {_topic_id(full, Topic.SCALE_IN)}
+    assert subscribed == {_topic_id(full, topic) for topic in topics}
 
 
 def test_sns_may_invoke_each_subscribed_function(full: Synthesized) -> None:

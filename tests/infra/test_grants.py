@@ -13,7 +13,6 @@ from tests.infra.support import Synthesized, as_list, iter_statements
 
 Grant = tuple[str, str]  # (action, resource)
 
-XRAY = {("xray:PutTelemetryRecords", "*"), ("xray:PutTraceSegments", "*")}
 KMS_USE = ("kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey")
 JOB_STORE = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem")
 
@@ -68,12 +67,7 @@ class Arns:
         )
         self.job_queue = f"<{synth.job_queue()[0]}.Arn>"
         self.endpoint = f"<{synth.only('AWS::SageMaker::Endpoint')[0]}>"
-        (scale_in_alarm,) = [
-            logical_id
-            for logical_id, alarm in synth.of_type("AWS::CloudWatch::Alarm").items()
-            if alarm["Properties"].get("MetricName") == "ApproximateBacklogSizePerInstance"
-        ]
-        self.scale_in_alarm = f"<{scale_in_alarm}.Arn>"
+        self.scale_in_alarm = f"<{synth.scale_in_alarm()[0]}.Arn>"
 
     def function(self, function: Function) -> tuple[str, str, str]:
         """(role id, log group ARN, function ARN) of a function."""
@@ -92,6 +86,14 @@ class Arns:
     def logs(self, log_group: str) -> set[Grant]:
         return pairs(("logs:CreateLogStream", "logs:PutLogEvents"), log_group)
 
+    def granted(self, function: Function) -> set[Grant]:
+        """What a function's role is granted besides writing its own log group (which every
+        function's role is granted)."""
+        role_id, log_group, _ = self.function(function)
+        granted = grants_of(self.synth, role_id)
+        assert self.logs(log_group) <= granted
+        return granted - self.logs(log_group)
+
     def job_store(self) -> set[Grant]:
         return pairs(JOB_STORE, self.table, self.status_index)
 
@@ -101,15 +103,10 @@ def arns(full: Synthesized) -> Arns:
     return Arns(full)
 
 
-def test_invoker_reads_inputs_routes_jobs_and_scales_the_endpoint(
-    full: Synthesized, arns: Arns
-) -> None:
-    role_id, log_group, _ = arns.function(Function.INVOKER)
+def test_invoker_reads_inputs_routes_jobs_and_scales_the_endpoint(arns: Arns) -> None:
     _, _, processor = arns.function(Function.PROCESSOR)
-    assert grants_of(full, role_id) == (
-        arns.logs(log_group)
-        | XRAY
-        | pairs(
+    assert arns.granted(Function.INVOKER) == (
+        pairs(
             (
                 "sqs:ChangeMessageVisibility",
                 "sqs:DeleteMessage",
@@ -134,14 +131,10 @@ def test_invoker_reads_inputs_routes_jobs_and_scales_the_endpoint(
     )
 
 
-def test_processor_reads_inputs_writes_results_and_caches_models(
-    full: Synthesized, arns: Arns
-) -> None:
-    role_id, log_group, processor = arns.function(Function.PROCESSOR)
-    assert grants_of(full, role_id) == (
-        arns.logs(log_group)
-        | XRAY
-        | {("sns:Publish", arns.topic("ErrorTopic"))}  # its on-failure destination
+def test_processor_reads_inputs_writes_results_and_caches_models(arns: Arns) -> None:
+    _, _, processor = arns.function(Function.PROCESSOR)
+    assert arns.granted(Function.PROCESSOR) == (
+        {("sns:Publish", arns.topic("ErrorTopic"))}  # its on-failure destination
         | {("lambda:InvokeFunction", processor)}  # a long document's chunks
         | pairs(
             ("s3:GetObject", "s3:PutObject", "s3:DeleteObject"),
@@ -164,15 +157,10 @@ def test_processor_reads_inputs_writes_results_and_caches_models(
     )
 
 
-def test_completion_handler_reads_vl_outcomes_and_writes_results(
-    full: Synthesized, arns: Arns
-) -> None:
-    role_id, log_group, _ = arns.function(Function.COMPLETION)
+def test_completion_handler_reads_vl_outcomes_and_writes_results(arns: Arns) -> None:
     _, _, processor = arns.function(Function.PROCESSOR)
-    assert grants_of(full, role_id) == (
-        arns.logs(log_group)
-        | XRAY
-        | {("sqs:SendMessage", arns.dead_letter_queue(Function.COMPLETION))}
+    assert arns.granted(Function.COMPLETION) == (
+        {("sqs:SendMessage", arns.dead_letter_queue(Function.COMPLETION))}
         | pairs(KMS_USE, arns.key)
         | pairs(
             ("s3:GetObject",),
@@ -193,14 +181,9 @@ def test_completion_handler_reads_vl_outcomes_and_writes_results(
     )
 
 
-def test_scale_in_handler_only_describes_and_scales_the_endpoint(
-    full: Synthesized, arns: Arns
-) -> None:
-    role_id, log_group, _ = arns.function(Function.SCALE_IN)
-    assert grants_of(full, role_id) == (
-        arns.logs(log_group)
-        | XRAY
-        | {("sqs:SendMessage", arns.dead_letter_queue(Function.SCALE_IN))}
+def test_scale_in_handler_only_describes_and_scales_the_endpoint(arns: Arns) -> None:
+    assert arns.granted(Function.SCALE_IN) == (
+        {("sqs:SendMessage", arns.dead_letter_queue(Function.SCALE_IN))}
         | pairs(KMS_USE, arns.key)
         | pairs(
             ("sagemaker:DescribeEndpoint", "sagemaker:UpdateEndpointWeightsAndCapacities"),

@@ -17,8 +17,6 @@ SYNTHS: Final = ["full", "cpu_only"]
 
 # Actions AWS offers no resource-level permission for: the only ones allowed on "*".
 RESOURCE_WILDCARD_ALLOWED: Final = {
-    "xray:PutTraceSegments": "X-Ray has no resource-level permissions (active tracing)",
-    "xray:PutTelemetryRecords": "X-Ray has no resource-level permissions (active tracing)",
     "ecr:GetAuthorizationToken": "registry-wide token; image pulls are scoped to the repository",
     "cloudwatch:PutMetricData": "no resource-level permissions; limited by namespace condition",
 }

@@ -61,6 +61,10 @@ SAGEMAKER: Final = Service("sagemaker.amazonaws.com")
 # What a writer into an encrypted queue, topic or object needs of the key (SQS, SNS, S3 docs).
 ENCRYPT: Final = ("kms:GenerateDataKey", "kms:Decrypt")
 DECRYPT: Final = ("kms:Decrypt",)
+SCALE: Final = (
+    "sagemaker:DescribeEndpoint",
+    "sagemaker:UpdateEndpointWeightsAndCapacities",
+)
 CONSUME: Final = (
     "sqs:ReceiveMessage",
     "sqs:DeleteMessage",
@@ -442,6 +446,37 @@ def _function_dead_letters(function: Function) -> Row:
     )
 
 
+def _invokes_the_processor(edge: str, caller: Function, *, vl_only: bool = False) -> Row:
+    return Row(
+        edge=edge,
+        covers=lambda d: [],
+        identity=lambda d: calls(
+            d.role(caller), ("lambda:InvokeFunction",), d.arn(d.function(Function.PROCESSOR))
+        ),
+        resource="n/a: same-account role; the function's policy holds no statement for it",
+        key=NO_KEY_DATA,
+        vl_only=vl_only,
+    )
+
+
+def _scales_the_endpoint(
+    edge: str, function: Function, *, facts: Callable[[Deployment], None] = lambda d: None
+) -> Row:
+    """Scaling the VL endpoint (out from zero, or in to zero) re-arms the scale-in alarm too."""
+    return Row(
+        edge=edge,
+        covers=lambda d: [],
+        identity=lambda d: [
+            *calls(d.role(function), SCALE, d.arn(d.endpoint)),
+            *calls(d.role(function), ("cloudwatch:SetAlarmState",), d.arn(d.scale_in_alarm)),
+        ],
+        resource="n/a: SageMaker endpoints and CloudWatch alarms have no resource policy",
+        key=NO_KEY_DATA,
+        facts=facts,
+        vl_only=True,
+    )
+
+
 def _sagemaker_publishes(topic: Topic) -> Row:
     return Row(
         edge=f"SageMaker async endpoint -> {topic.value} (notification)",
@@ -529,27 +564,15 @@ EDGES: Final[tuple[Row, ...]] = (
         key="n/a: SQS re-encrypts internally; both queues use the stack key (asserted)",
         facts=_job_queue_redrives_within_the_key,
     ),
-    Row(
-        edge="Invoker -> OCR processor (async invoke)",
-        covers=lambda d: [],
-        identity=lambda d: calls(
-            d.role(Function.INVOKER),
-            ("lambda:InvokeFunction",),
-            d.arn(d.function(Function.PROCESSOR)),
-        ),
-        resource="n/a: same-account role; the function's policy holds no statement for it",
-        key=NO_KEY_DATA,
+    _invokes_the_processor("Invoker -> OCR processor (async invoke)", Function.INVOKER),
+    _invokes_the_processor(
+        "OCR processor -> OCR processor (async invoke of a long document's chunks)",
+        Function.PROCESSOR,
     ),
-    Row(
-        edge="OCR processor -> OCR processor (async invoke of a long document's chunks)",
-        covers=lambda d: [],
-        identity=lambda d: calls(
-            d.role(Function.PROCESSOR),
-            ("lambda:InvokeFunction",),
-            d.arn(d.function(Function.PROCESSOR)),
-        ),
-        resource="n/a: same-account role; the function's policy holds no statement for it",
-        key=NO_KEY_DATA,
+    _invokes_the_processor(
+        "Completion handler -> OCR processor (async invoke: a VL job's result.pdf)",
+        Function.COMPLETION,
+        vl_only=True,
     ),
     Row(
         edge="OCR processor -> error topic (on-failure destination)",
@@ -654,17 +677,10 @@ EDGES: Final[tuple[Row, ...]] = (
         key=NO_KEY_DATA,
         vl_only=True,
     ),
-    Row(
-        edge="Invoker -> VL endpoint (scale-out 0->1)",
-        covers=lambda d: [],
-        identity=lambda d: calls(
-            d.role(Function.INVOKER),
-            ("sagemaker:DescribeEndpoint", "sagemaker:UpdateEndpointWeightsAndCapacities"),
-            d.arn(d.endpoint),
-        ),
-        resource="n/a: SageMaker endpoints have no resource policy",
-        key=NO_KEY_DATA,
-        vl_only=True,
+    _scales_the_endpoint(
+        "Invoker -> VL endpoint and scale-in alarm (scale out 0->1, re-arm)",
+        Function.INVOKER,
+        facts=_invoker_knows_the_scale_in_alarm,
     ),
     Row(
         edge="OCR processor -> VL endpoint (manifest, InvokeEndpointAsync per document or chunk)",
@@ -685,18 +701,6 @@ EDGES: Final[tuple[Row, ...]] = (
         vl_only=True,
     ),
     Row(
-        edge="Completion handler -> OCR processor (async invoke: a VL job's result.pdf)",
-        covers=lambda d: [],
-        identity=lambda d: calls(
-            d.role(Function.COMPLETION),
-            ("lambda:InvokeFunction",),
-            d.arn(d.function(Function.PROCESSOR)),
-        ),
-        resource="n/a: the processor has no resource policy; same-account identity grant",
-        key=NO_KEY_DATA,
-        vl_only=True,
-    ),
-    Row(
         edge="Completion handler -> a chunked VL job's partials (count, merge, delete)",
         covers=lambda d: [],
         identity=lambda d: calls(
@@ -706,17 +710,6 @@ EDGES: Final[tuple[Row, ...]] = (
         ),
         resource=SAME_ACCOUNT_ROLE,
         key=lambda d: calls(d.role(Function.COMPLETION), ENCRYPT, d.key),
-        vl_only=True,
-    ),
-    Row(
-        edge="Invoker -> scale-in alarm (re-arm on scale-out)",
-        covers=lambda d: [],
-        identity=lambda d: calls(
-            d.role(Function.INVOKER), ("cloudwatch:SetAlarmState",), d.arn(d.scale_in_alarm)
-        ),
-        resource="n/a: CloudWatch alarms have no resource policy",
-        key=NO_KEY_DATA,
-        facts=_invoker_knows_the_scale_in_alarm,
         vl_only=True,
     ),
     Row(
@@ -774,22 +767,9 @@ EDGES: Final[tuple[Row, ...]] = (
         facts=_scale_in_alarm_waits_for_the_topic_policy,
         vl_only=True,
     ),
-    Row(
-        edge="Scale-in handler -> VL endpoint and scale-in alarm (scale to 0, re-arm)",
-        covers=lambda d: [],
-        identity=lambda d: [
-            *calls(
-                d.role(Function.SCALE_IN),
-                ("sagemaker:DescribeEndpoint", "sagemaker:UpdateEndpointWeightsAndCapacities"),
-                d.arn(d.endpoint),
-            ),
-            *calls(
-                d.role(Function.SCALE_IN), ("cloudwatch:SetAlarmState",), d.arn(d.scale_in_alarm)
-            ),
-        ],
-        resource="n/a: SageMaker endpoints and CloudWatch alarms have no resource policy",
-        key=NO_KEY_DATA,
-        vl_only=True,
+    _scales_the_endpoint(
+        "Scale-in handler -> VL endpoint and scale-in alarm (scale to 0, re-arm)",
+        Function.SCALE_IN,
     ),
     Row(
         edge="Backlog alarm -> step scaling policy -> endpoint variant (Application Auto Scaling)",

@@ -151,11 +151,7 @@ def test_step_scaling_scales_out_on_backlog_without_capacity(full: Synthesized) 
 
 
 def test_idle_backlog_alarm_notifies_the_scale_in_topic(full: Synthesized) -> None:
-    (alarm,) = [
-        a["Properties"]
-        for a in full.of_type("AWS::CloudWatch::Alarm").values()
-        if a["Properties"]["MetricName"] == "ApproximateBacklogSizePerInstance"
-    ]
+    _, alarm = full.scale_in_alarm()
     assert alarm == {
         "AlarmName": f"{names.STACK_NAME}-{SCALE_IN_ALARM_NAME_SUFFIX}",
         "AlarmDescription": alarm["AlarmDescription"],
@@ -264,32 +260,20 @@ def test_cloudwatch_may_publish_only_the_scale_in_alarm_into_its_topic(
         },
     } in policy["PolicyDocument"]["Statement"]
     # AND the alarm is created after that Allow, so its first notification is not refused
-    (alarm_id,) = [
-        logical_id
-        for logical_id, a in full.of_type("AWS::CloudWatch::Alarm").items()
-        if a["Properties"]["MetricName"] == "ApproximateBacklogSizePerInstance"
-    ]
+    alarm_id, _ = full.scale_in_alarm()
     assert policy_id in as_list(full.resources[alarm_id]["DependsOn"])
 
 
 def test_scale_in_alarm_is_created_once_the_endpoint_can_be_scaled(full: Synthesized) -> None:
     # GIVEN the idle alarm, which fires soon after creation (missing data counts as idle)
     endpoint_id, _ = full.only("AWS::SageMaker::Endpoint")
-    (alarm_id,) = [
-        logical_id
-        for logical_id, a in full.of_type("AWS::CloudWatch::Alarm").items()
-        if a["Properties"]["MetricName"] == "ApproximateBacklogSizePerInstance"
-    ]
+    alarm_id, _ = full.scale_in_alarm()
     # THEN CloudFormation creates it only after the endpoint is in service
     assert endpoint_id in as_list(full.resources[alarm_id]["DependsOn"])
 
 
 def test_invoker_can_find_the_scale_in_alarm_it_re_arms(full: Synthesized) -> None:
-    (alarm_id,) = [
-        logical_id
-        for logical_id, a in full.of_type("AWS::CloudWatch::Alarm").items()
-        if a["Properties"]["MetricName"] == "ApproximateBacklogSizePerInstance"
-    ]
+    alarm_id, _ = full.scale_in_alarm()
     _, invoker = full.function_by_handler(FUNCTIONS[Function.INVOKER].handler)
     assert invoker["Environment"]["Variables"][Env.VL_SCALE_IN_ALARM_NAME] == ref(alarm_id)
 

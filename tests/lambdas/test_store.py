@@ -2,13 +2,39 @@
 
 from __future__ import annotations
 
-import time
+from datetime import UTC, datetime, timedelta
 from typing import Any
+
+import pytest
 
 from idp.errors import CorruptDocument, UnsupportedModel
 from idp.names import JobStatus, OcrModel
 from idp.store import JobStore
+from idp.timestamps import iso
 from tests.lambdas.support import INPUT_BUCKET, EmulatedAws
+
+
+class SteppedClock:
+    """The store's clock in these tests: it stands still until the test moves it on."""
+
+    def __init__(self) -> None:
+        self.now = datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock() -> SteppedClock:
+    return SteppedClock()
+
+
+@pytest.fixture
+def store(aws: EmulatedAws, clock: SteppedClock) -> JobStore:
+    return JobStore(aws.table, clock=clock)
 
 
 def create(store: JobStore, job_id: str = "job-1", **overrides: Any) -> bool:
@@ -24,12 +50,12 @@ def create(store: JobStore, job_id: str = "job-1", **overrides: Any) -> bool:
     return store.create(**fields)
 
 
-def test_a_job_is_created_once(aws: EmulatedAws) -> None:
+def test_a_job_is_created_once(aws: EmulatedAws, store: JobStore) -> None:
     # GIVEN a created job
-    assert create(aws.store)
+    assert create(store)
 
     # WHEN the same job is created again (a redelivery)
-    again = create(aws.store, lang="fr")
+    again = create(store, lang="fr")
 
     # THEN the second create is refused and the first record stands
     assert again is False
@@ -38,25 +64,21 @@ def test_a_job_is_created_once(aws: EmulatedAws) -> None:
     assert job["options"] == {"pdf_scale": 2.0}
 
 
-def test_a_rejected_job_is_created_failed_with_what_the_user_sent(aws: EmulatedAws) -> None:
+def test_a_rejected_job_is_created_failed_with_what_the_user_sent(
+    aws: EmulatedAws, store: JobStore
+) -> None:
     # GIVEN an invalid request for an unknown model
+    rejected: dict[str, Any] = {
+        "job_id": "job-2",
+        "error": UnsupportedModel("unknown OCR model 'tesseract'"),
+        "model": "tesseract",
+        "lang": None,
+        "input_bucket": INPUT_BUCKET,
+        "input_key": "a.pdf",
+    }
+
     # WHEN it is recorded, twice
-    first = aws.store.create_failed(
-        job_id="job-2",
-        error=UnsupportedModel("unknown OCR model 'tesseract'"),
-        model="tesseract",
-        lang=None,
-        input_bucket=INPUT_BUCKET,
-        input_key="a.pdf",
-    )
-    second = aws.store.create_failed(
-        job_id="job-2",
-        error=UnsupportedModel("unknown OCR model 'tesseract'"),
-        model="tesseract",
-        lang=None,
-        input_bucket=INPUT_BUCKET,
-        input_key="a.pdf",
-    )
+    first, second = (store.create_failed(**rejected) for _ in range(2))
 
     # THEN one FAILED record carries the code, the model as sent and a finish time
     assert (first, second) == (True, False)
@@ -64,22 +86,22 @@ def test_a_rejected_job_is_created_failed_with_what_the_user_sent(aws: EmulatedA
     assert (job["status"], job["model"]) == ("FAILED", "tesseract")
     assert job["error"]["code"] == "UNSUPPORTED_MODEL"
     assert job["finished_at"] == job["created_at"]
-    [listed] = aws.store.list_by_status(JobStatus.FAILED)
+    [listed] = store.list_by_status(JobStatus.FAILED)
     assert listed["job_id"] == "job-2"
 
 
-def test_terminal_states_never_regress(aws: EmulatedAws) -> None:
+def test_terminal_states_never_regress(aws: EmulatedAws, store: JobStore) -> None:
     # GIVEN a job that ran and failed
-    create(aws.store)
-    assert aws.store.mark_processing("job-1")
-    assert aws.store.mark_failed("job-1", CorruptDocument("truncated"))
+    create(store)
+    assert store.mark_processing("job-1")
+    assert store.mark_failed("job-1", CorruptDocument("truncated"))
 
     # WHEN late transitions arrive
     late = [
-        aws.store.mark_processing("job-1"),
-        aws.store.mark_completed("job-1", result_uri="s3://r/k", page_count=1, timings_ms={}),
-        aws.store.mark_failed("job-1", CorruptDocument("again")),
-        aws.store.claim_dispatch("job-1"),
+        store.mark_processing("job-1"),
+        store.mark_completed("job-1", result_uri="s3://r/k", page_count=1, timings_ms={}),
+        store.mark_failed("job-1", CorruptDocument("again")),
+        store.claim_dispatch("job-1"),
     ]
 
     # THEN every one is refused and the job stays FAILED with its first error
@@ -88,15 +110,33 @@ def test_terminal_states_never_regress(aws: EmulatedAws) -> None:
     assert (job["status"], job["error"]["message"], job["attempts"]) == ("FAILED", "truncated", 1)
 
 
-def test_only_one_claim_wins_until_it_is_released(aws: EmulatedAws) -> None:
+def test_the_store_dates_what_it_writes_by_its_clock(
+    aws: EmulatedAws, store: JobStore, clock: SteppedClock
+) -> None:
+    # GIVEN a job created at the clock's time
+    create(store)
+    created = clock.now
+
+    # WHEN an invocation takes it an hour later, for 15 minutes
+    clock.advance(3600)
+    assert store.mark_processing("job-1", invocation_id="A", lease_seconds=900)
+
+    # THEN each timestamp and the lease are the clock's
+    job = aws.job("job-1")
+    assert job["created_at"] == iso(created)
+    assert job["started_at"] == job["updated_at"] == iso(clock.now)
+    assert job["processing_lease_until"] == iso(clock.now + timedelta(seconds=900))
+
+
+def test_only_one_claim_wins_until_it_is_released(aws: EmulatedAws, store: JobStore) -> None:
     # GIVEN a queued job claimed once
-    create(aws.store)
-    assert aws.store.claim_dispatch("job-1")
+    create(store)
+    assert store.claim_dispatch("job-1")
 
     # WHEN another delivery tries, then the holder releases after a failure, then it retries
-    second = aws.store.claim_dispatch("job-1")
-    aws.store.release_dispatch("job-1", reason="Invoke: ThrottlingException: Rate exceeded")
-    third = aws.store.claim_dispatch("job-1")
+    second = store.claim_dispatch("job-1")
+    store.release_dispatch("job-1", reason="Invoke: ThrottlingException: Rate exceeded")
+    third = store.claim_dispatch("job-1")
 
     # THEN only the claim after the release succeeds, and the failure is on the record
     assert (second, third) == (False, True)
@@ -106,31 +146,33 @@ def test_only_one_claim_wins_until_it_is_released(aws: EmulatedAws) -> None:
 
 
 def test_an_expired_unconfirmed_claim_can_be_taken_over_but_a_confirmed_one_cannot(
-    aws: EmulatedAws,
+    aws: EmulatedAws, store: JobStore, clock: SteppedClock
 ) -> None:
     # GIVEN two jobs claimed with leases that have run out; only the second was confirmed
-    create(aws.store, "job-a")
-    create(aws.store, "job-b")
-    assert aws.store.claim_dispatch("job-a", lease_seconds=0)
-    assert aws.store.claim_dispatch("job-b", lease_seconds=0)
-    aws.store.record_dispatch("job-b", dispatch_target="lambda:processor")
-    time.sleep(0.01)
+    create(store, "job-a")
+    create(store, "job-b")
+    assert store.claim_dispatch("job-a", lease_seconds=60)
+    assert store.claim_dispatch("job-b", lease_seconds=60)
+    store.record_dispatch("job-b", dispatch_target="lambda:processor")
+    clock.advance(61)
 
     # WHEN a later delivery tries to claim each
     # THEN it takes the abandoned claim over and leaves the confirmed dispatch alone
-    assert aws.store.claim_dispatch("job-a") is True
-    assert aws.store.claim_dispatch("job-b") is False
+    assert store.claim_dispatch("job-a") is True
+    assert store.claim_dispatch("job-b") is False
     assert aws.job("job-b")["dispatch_target"] == "lambda:processor"
 
 
-def test_completion_records_the_result_and_counts_attempts(aws: EmulatedAws) -> None:
+def test_completion_records_the_result_and_counts_attempts(
+    aws: EmulatedAws, store: JobStore
+) -> None:
     # GIVEN a job the processor picked up twice
-    create(aws.store)
-    aws.store.mark_processing("job-1")
-    aws.store.mark_processing("job-1")
+    create(store)
+    store.mark_processing("job-1")
+    store.mark_processing("job-1")
 
     # WHEN it completes
-    done = aws.store.mark_completed(
+    done = store.mark_completed(
         "job-1",
         result_uri="s3://r/results/job-1/result.json",
         page_count=3,
@@ -145,47 +187,39 @@ def test_completion_records_the_result_and_counts_attempts(aws: EmulatedAws) -> 
     assert "finished_at" in job
 
 
-def test_a_retry_of_the_same_invocation_takes_the_job_back_at_once(aws: EmulatedAws) -> None:
-    # GIVEN a job taken by invocation A, which then crashed
-    create(aws.store)
-    assert aws.store.mark_processing("job-1", invocation_id="A", lease_seconds=900)
-
-    # WHEN Lambda retries the same event (same request id)
-    retaken = aws.store.mark_processing("job-1", invocation_id="A", lease_seconds=900)
-
-    # THEN the retry proceeds and the attempt is counted
-    assert retaken is True
-    assert aws.job("job-1")["attempts"] == 2
-
-
-def test_a_duplicate_delivery_is_refused_while_the_holder_may_still_run(
+@pytest.mark.parametrize(
+    ("arriving", "seconds_later", "taken", "holder", "attempts"),
+    [
+        # Lambda retries the crashed holder's event (same request id): it takes the job back.
+        pytest.param("A", 0, True, "A", 2, id="a-retry-takes-the-job-back-at-once"),
+        # A duplicate delivery while the holder may still run: one OCR run at a time.
+        pytest.param("B", 0, False, "A", 1, id="a-duplicate-is-refused-while-held"),
+        # The holder died: once its lease has run out, the duplicate takes the job over.
+        pytest.param("B", 901, True, "B", 2, id="a-duplicate-takes-over-an-expired-lease"),
+    ],
+)
+def test_a_processing_job_is_held_by_one_invocation_for_its_lease(
     aws: EmulatedAws,
+    store: JobStore,
+    clock: SteppedClock,
+    arriving: str,
+    seconds_later: int,
+    taken: bool,
+    holder: str,
+    attempts: int,
 ) -> None:
-    # GIVEN a job held by invocation A for 15 minutes
-    create(aws.store)
-    assert aws.store.mark_processing("job-1", invocation_id="A", lease_seconds=900)
+    # GIVEN a job taken by invocation A for 15 minutes
+    create(store)
+    assert store.mark_processing("job-1", invocation_id="A", lease_seconds=900)
+    clock.advance(seconds_later)
 
-    # WHEN a second delivery of the event (invocation B) arrives
-    duplicate = aws.store.mark_processing("job-1", invocation_id="B", lease_seconds=900)
+    # WHEN an invocation arrives for it
+    result = store.mark_processing("job-1", invocation_id=arriving, lease_seconds=900)
 
-    # THEN it is refused: one OCR run at a time
-    assert duplicate is False
+    # THEN it proceeds only when it is the holder or the holder's lease ran out
+    assert result is taken
     job = aws.job("job-1")
-    assert (job["attempts"], job["processing_invocation"]) == (1, "A")
-
-
-def test_a_duplicate_takes_over_once_the_holders_lease_has_run_out(aws: EmulatedAws) -> None:
-    # GIVEN a job whose holder's lease has expired (the holder died)
-    create(aws.store)
-    assert aws.store.mark_processing("job-1", invocation_id="A", lease_seconds=0)
-    time.sleep(0.01)
-
-    # WHEN another invocation arrives
-    taken = aws.store.mark_processing("job-1", invocation_id="B", lease_seconds=900)
-
-    # THEN it takes the job over
-    assert taken is True
-    assert aws.job("job-1")["processing_invocation"] == "B"
+    assert (job["attempts"], job["processing_invocation"]) == (attempts, holder)
 
 
 # -- chunked documents ---------------------------------------------------------------------------
@@ -197,15 +231,15 @@ def fanned_out(store: JobStore, *, chunks: int = 3, pages: int = 25) -> None:
     )
 
 
-def test_only_one_invocation_fans_a_job_out(aws: EmulatedAws) -> None:
+def test_only_one_invocation_fans_a_job_out(aws: EmulatedAws, store: JobStore) -> None:
     # GIVEN a job fanned out by invocation A
-    fanned_out(aws.store)
+    fanned_out(store)
 
     # WHEN A's retry and a duplicate delivery B try again
-    retry = aws.store.start_chunks(
+    retry = store.start_chunks(
         "job-1", pages_total=25, chunks_total=3, chunk_pages=10, invocation_id="inv-a"
     )
-    duplicate = aws.store.start_chunks(
+    duplicate = store.start_chunks(
         "job-1", pages_total=25, chunks_total=3, chunk_pages=10, invocation_id="inv-b"
     )
 
@@ -220,14 +254,16 @@ def test_only_one_invocation_fans_a_job_out(aws: EmulatedAws) -> None:
     )
 
 
-def test_a_chunk_counts_once_however_often_it_is_delivered(aws: EmulatedAws) -> None:
+def test_a_chunk_counts_once_however_often_it_is_delivered(
+    aws: EmulatedAws, store: JobStore
+) -> None:
     # GIVEN a fanned-out job
-    fanned_out(aws.store)
+    fanned_out(store)
 
     # WHEN chunk 1 is committed twice and chunk 0 once
-    first = aws.store.commit_chunk("job-1", chunk_index=1, pages=10)
-    again = aws.store.commit_chunk("job-1", chunk_index=1, pages=10)
-    other = aws.store.commit_chunk("job-1", chunk_index=0, pages=10)
+    first = store.commit_chunk("job-1", chunk_index=1, pages=10)
+    again = store.commit_chunk("job-1", chunk_index=1, pages=10)
+    other = store.commit_chunk("job-1", chunk_index=0, pages=10)
 
     # THEN the repeat is refused and the counts are exact
     assert first is not None
@@ -239,41 +275,39 @@ def test_a_chunk_counts_once_however_often_it_is_delivered(aws: EmulatedAws) -> 
     assert job["page_progress"] == {"0": 10, "1": 10}
 
 
-def test_progress_is_recorded_per_chunk(aws: EmulatedAws) -> None:
-    fanned_out(aws.store)
-    assert aws.store.record_progress("job-1", chunk_index=2, pages_read=3)
-    assert aws.store.record_progress("job-1", chunk_index=0, pages_read=7)
+def test_progress_is_recorded_per_chunk(aws: EmulatedAws, store: JobStore) -> None:
+    fanned_out(store)
+    assert store.record_progress("job-1", chunk_index=2, pages_read=3)
+    assert store.record_progress("job-1", chunk_index=0, pages_read=7)
     assert aws.job("job-1")["page_progress"] == {"2": 3, "0": 7}
 
 
-def test_the_merge_is_claimed_once_all_chunks_count_and_by_one_invocation(
-    aws: EmulatedAws,
-) -> None:
+def test_the_merge_is_claimed_once_all_chunks_count_and_by_one_invocation(store: JobStore) -> None:
     # GIVEN a job with two chunks, one counted
-    fanned_out(aws.store, chunks=2, pages=20)
-    aws.store.commit_chunk("job-1", chunk_index=0, pages=10)
+    fanned_out(store, chunks=2, pages=20)
+    store.commit_chunk("job-1", chunk_index=0, pages=10)
 
     # WHEN a merge is tried early, then after the last chunk, by two invocations
-    early = aws.store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=60)
-    aws.store.commit_chunk("job-1", chunk_index=1, pages=10)
-    claimed = aws.store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=60)
-    rival = aws.store.claim_merge("job-1", invocation_id="inv-y", lease_seconds=60)
-    retried = aws.store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=60)
+    early = store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=60)
+    store.commit_chunk("job-1", chunk_index=1, pages=10)
+    claimed = store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=60)
+    rival = store.claim_merge("job-1", invocation_id="inv-y", lease_seconds=60)
+    retried = store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=60)
 
     # THEN only the holder (and its retry) merges, and only once every chunk counted
     assert (early, claimed, rival, retried) == (False, True, False, True)
 
 
-def test_a_merge_lease_that_ran_out_can_be_taken_over(aws: EmulatedAws) -> None:
-    fanned_out(aws.store, chunks=1, pages=11)
-    aws.store.commit_chunk("job-1", chunk_index=0, pages=11)
-    assert aws.store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=0)
-    time.sleep(0.01)
-    assert aws.store.claim_merge("job-1", invocation_id="inv-y", lease_seconds=60)
+def test_a_merge_lease_that_ran_out_can_be_taken_over(store: JobStore, clock: SteppedClock) -> None:
+    fanned_out(store, chunks=1, pages=11)
+    store.commit_chunk("job-1", chunk_index=0, pages=11)
+    assert store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=60)
+    clock.advance(61)
+    assert store.claim_merge("job-1", invocation_id="inv-y", lease_seconds=60)
 
 
-def test_no_chunk_counts_after_the_job_ended(aws: EmulatedAws) -> None:
-    fanned_out(aws.store)
-    aws.store.mark_failed("job-1", CorruptDocument("PDF page 12 cannot be rendered"))
-    assert aws.store.commit_chunk("job-1", chunk_index=0, pages=10) is None
-    assert aws.store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=60) is False
+def test_no_chunk_counts_after_the_job_ended(store: JobStore) -> None:
+    fanned_out(store)
+    store.mark_failed("job-1", CorruptDocument("PDF page 12 cannot be rendered"))
+    assert store.commit_chunk("job-1", chunk_index=0, pages=10) is None
+    assert store.claim_merge("job-1", invocation_id="inv-x", lease_seconds=60) is False
