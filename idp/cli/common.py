@@ -10,11 +10,13 @@ from typing import Annotated, Any
 import boto3
 import typer
 from botocore.exceptions import BotoCoreError, ClientError
+from rich import box
 from rich.console import Console
+from rich.table import Table
 
-from idp.client import PipelineClient, PipelineNames
+from idp.client import JobProgress, PipelineClient, PipelineNames
 from idp.local.emulator import AwsEndpoint
-from idp.names import OcrModel, TextLayerMode
+from idp.names import JobStatus, OcrModel, TextLayerMode
 
 err = Console(stderr=True)
 out = Console()
@@ -158,3 +160,42 @@ def first_line(text: str) -> str:
 
 def status_style(status: str) -> str:
     return {"COMPLETED": "green", "FAILED": "red", "PROCESSING": "yellow"}.get(status, "cyan")
+
+
+def _error_text(record: dict[str, Any] | None) -> str:
+    error = (record or {}).get("error")
+    return f"{error['code']}: {error['message']}" if isinstance(error, dict) else ""
+
+
+def jobs_table(records: list[dict[str, Any]], title: str) -> Table:
+    """Jobs as a table; errors follow as the table's caption so narrow terminals stay readable."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, caption_justify="left")
+    for column in ("job", "status", "model", "lang", "pages", "file", "ms"):
+        table.add_column(column, no_wrap=True)
+    # pages: done/total (and chunks) while a job runs, the page count once it has ended
+    errors = []
+    for record in records:
+        status = str(record.get("status", "?"))
+        timings = record.get("timings_ms") or {}
+        total = timings.get("total")
+        job = str(record.get("job_id", ""))[:12]
+        table.add_row(
+            job,
+            f"[{status_style(status)}]{status}[/]",
+            str(record.get("model", "")),
+            str(record.get("lang", "")),
+            _pages_cell(record),
+            str(record.get("input_key", "")).rsplit("/", 1)[-1][:24],
+            f"{total:.0f}" if isinstance(total, int | float) else "",
+        )
+        if record.get("error"):
+            errors.append(f"{job}: {_error_text(record)}")
+    if errors:
+        table.caption = "\n".join(errors)
+    return table
+
+
+def _pages_cell(record: dict[str, Any]) -> str:
+    if JobStatus(str(record.get("status", "QUEUED"))).is_terminal or "pages_total" not in record:
+        return str(record.get("page_count", ""))
+    return JobProgress.of(record).describe()

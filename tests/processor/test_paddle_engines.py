@@ -21,19 +21,17 @@ from idp.errors import EngineFailure, ModelUnavailable, UnsupportedLanguage
 from idp.jobs import JobOptions
 from idp.names import SUPPORTED_LANGUAGES
 from idp.ocr.engine import PageImage
+from idp.ocr.engine_settings import EngineSettings, choose_runtime
 from idp.ocr.model_cache import ModelCache
-from idp.ocr.paddle_engines import (
-    EngineSettings,
-    PPStructureV3Engine,
-    choose_runtime,
-    ocr_engine_kwargs,
+from idp.ocr.model_choice import (
     ocr_model_names,
     recognition_model_name,
     resolve_models,
-    structure_engine_kwargs,
     structure_model_names,
-    structure_page_content,
 )
+from idp.ocr.paddle_engines import PPStructureV3Engine
+from idp.ocr.paddle_kwargs import ocr_engine_kwargs, structure_engine_kwargs
+from idp.ocr.paddle_output import structure_page_content
 from idp.results import EngineInfo
 from tests.processor.conftest import CACHE_BUCKET, Aws
 

@@ -10,8 +10,10 @@ from idp.errors import ModelUnavailable, UnsupportedModel
 from idp.jobs import JobOptions
 from idp.names import OcrModel
 from idp.ocr.engine import OcrEngine, PageContent, PageImage
+from idp.ocr.engine_settings import EngineSettings
+from idp.ocr.model_choice import ModelResolver
 from idp.ocr.orientation import OFFLINE_MODEL_NAME
-from idp.ocr.paddle_engines import EngineRegistry, EngineSettings, ModelResolver
+from idp.ocr.paddle_engines import EngineRegistry
 from idp.results import EngineInfo, Line
 
 
