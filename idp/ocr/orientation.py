@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 import numpy as np
 
-from idp.errors import ENGINE_FAULTS, EngineFailure, ModelUnavailable
+from idp.errors import ModelUnavailable
 from idp.ocr.catalogue import DOC_ORIENTATION_MODEL
-from idp.ocr.engine import OcrEngine, PageContent, PageImage
+from idp.ocr.engine import OcrEngine, PageContent, PageImage, failures_on_page
 from idp.results import EngineInfo, Quad, Rotation
 
 if TYPE_CHECKING:
@@ -234,15 +234,8 @@ class OrientedEngine:
 
     def recognize(self, page: PageImage) -> PageContent:
         tick = time.perf_counter()
-        try:
+        with failures_on_page(self._classifier.model_name, page.page):
             rotation = self._classifier.classify(page.pixels)
-        except ENGINE_FAULTS:
-            raise
-        except Exception as exc:  # the libraries raise bare Exceptions on bad input
-            raise EngineFailure(
-                f"{self._classifier.model_name} failed on page {page.page}: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
         orientation_ms = (time.perf_counter() - tick) * 1000
         upright = PageImage(page=page.page, pixels=turn_upright(page.pixels, rotation))
         content = self._engine.recognize(upright)

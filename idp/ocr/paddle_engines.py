@@ -7,9 +7,11 @@ Nothing here imports paddleocr at module import time.
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import logging
 import threading
+from abc import ABC, abstractmethod
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -17,11 +19,11 @@ from typing import Any, Final
 
 import numpy as np
 
-from idp.errors import ENGINE_FAULTS, EngineFailure, ModelUnavailable, UnsupportedModel
+from idp.errors import EngineFailure, ModelUnavailable, UnsupportedModel
 from idp.jobs import JobOptions
 from idp.names import OcrModel
 from idp.ocr.catalogue import DOC_ORIENTATION_MODEL
-from idp.ocr.engine import OcrEngine, PageContent, PageImage
+from idp.ocr.engine import OcrEngine, PageContent, PageImage, failures_on_page
 from idp.ocr.engine_settings import EngineSettings, InferenceBackend, ModelDirs, choose_runtime
 from idp.ocr.model_choice import (
     ModelResolver,
@@ -40,7 +42,7 @@ from idp.ocr.paddle_environment import (
     prepare_paddle_environment,
     use_libyaml_for_model_configs,
 )
-from idp.ocr.paddle_kwargs import ocr_engine_kwargs, structure_engine_kwargs
+from idp.ocr.paddle_kwargs import engine_kwargs
 from idp.ocr.paddle_output import lines_from_ocr, structure_page_content
 from idp.results import EngineInfo
 
@@ -61,8 +63,8 @@ def _to_bgr(page: PageImage) -> np.ndarray[Any, np.dtype[np.uint8]]:
     return np.ascontiguousarray(page.pixels[:, :, ::-1])
 
 
-class PaddleOcrEngine:
-    """PP-OCRv5 text detection + recognition: lines with 4-point boxes."""
+class _PaddlePipelineEngine(ABC):
+    """A paddleocr pipeline that reads one page per call."""
 
     def __init__(self, pipeline: Any, *, info: EngineInfo) -> None:
         self._pipeline = pipeline
@@ -72,41 +74,33 @@ class PaddleOcrEngine:
     def info(self) -> EngineInfo:
         return self._info
 
+    def _predict(self, page: PageImage) -> Any:
+        with failures_on_page(", ".join(self._info.models), page.page):
+            results = self._pipeline.predict(_to_bgr(page))
+        if not results:
+            raise EngineFailure(f"the engine returned no result for page {page.page}")
+        return results[0]
+
+    @abstractmethod
+    def recognize(self, page: PageImage) -> PageContent: ...
+
+
+class PaddleOcrEngine(_PaddlePipelineEngine):
+    """PP-OCRv5 text detection + recognition: lines with 4-point boxes."""
+
     def recognize(self, page: PageImage) -> PageContent:
-        result = _predict(self._pipeline, page, self._info)
+        result = self._predict(page)
         return PageContent(lines=lines_from_ocr(result, page.width, page.height))
 
 
-class PPStructureV3Engine:
+class PPStructureV3Engine(_PaddlePipelineEngine):
     """PP-StructureV3: layout blocks, tables as HTML, reading order and page Markdown."""
 
-    def __init__(self, pipeline: Any, *, info: EngineInfo) -> None:
-        self._pipeline = pipeline
-        self._info = info
-
-    @property
-    def info(self) -> EngineInfo:
-        return self._info
-
     def recognize(self, page: PageImage) -> PageContent:
-        result = _predict(self._pipeline, page, self._info)
+        result = self._predict(page)
         data = result.json["res"]
         markdown = result.markdown.get("markdown_texts")
         return structure_page_content(data, markdown, page.width, page.height)
-
-
-def _predict(pipeline: Any, page: PageImage, info: EngineInfo) -> Any:
-    try:
-        results = pipeline.predict(_to_bgr(page))
-    except ENGINE_FAULTS:
-        raise
-    except Exception as exc:  # the library raises bare Exceptions on bad input
-        raise EngineFailure(
-            f"{', '.join(info.models)} failed on page {page.page}: {type(exc).__name__}: {exc}"
-        ) from exc
-    if not results:
-        raise EngineFailure(f"the engine returned no result for page {page.page}")
-    return results[0]
 
 
 def _fetch_for_paddle(
@@ -125,31 +119,54 @@ def _engine_info(runtime: InferenceBackend, roles: Mapping[str, str]) -> EngineI
     return EngineInfo(name=f"{ENGINE_NAME}/{runtime}", version=_library_version(), models=models)
 
 
+@dataclass(frozen=True)
+class _PaddlePipeline:
+    """One of paddleocr's pipelines: the models it needs and the engine that runs it."""
+
+    model_names: Callable[[str, JobOptions, EngineSettings], dict[str, str]]
+    library_class: str  # in paddleocr
+    engine: type[_PaddlePipelineEngine]
+
+
+_PIPELINES: Final[Mapping[OcrModel, _PaddlePipeline]] = {
+    OcrModel.PP_OCRV5: _PaddlePipeline(ocr_model_names, "PaddleOCR", PaddleOcrEngine),
+    OcrModel.PP_STRUCTUREV3: _PaddlePipeline(
+        structure_model_names, "PPStructureV3", PPStructureV3Engine
+    ),
+}
+
+
+def build_paddle_engine(
+    model: OcrModel,
+    lang: str,
+    options: JobOptions,
+    resolve: ModelResolver,
+    settings: EngineSettings,
+) -> OcrEngine:
+    """A ready PP-OCRv5 or PP-StructureV3 engine over the model dirs the job needs."""
+    pipeline = _PIPELINES[model]
+    roles = pipeline.model_names(lang, options, settings)
+    model_dirs, runtime = _fetch_for_paddle(roles, resolve, settings)
+    paddleocr = importlib.import_module("paddleocr")
+    match_paddlex_log_level()
+    use_libyaml_for_model_configs()
+    library = getattr(paddleocr, pipeline.library_class)(
+        **engine_kwargs(model, model_dirs, options, settings, runtime)
+    )
+    logger.info("%s engine ready: %s on %s", model.value, ", ".join(roles.values()), runtime)
+    return pipeline.engine(library, info=_engine_info(runtime, roles))
+
+
 def build_ocr_engine(
     lang: str, options: JobOptions, resolve: ModelResolver, settings: EngineSettings
 ) -> OcrEngine:
-    roles = ocr_model_names(lang, options, settings)
-    model_dirs, runtime = _fetch_for_paddle(roles, resolve, settings)
-    from paddleocr import PaddleOCR
-
-    match_paddlex_log_level()
-    use_libyaml_for_model_configs()
-    pipeline = PaddleOCR(**ocr_engine_kwargs(model_dirs, options, settings, runtime))
-    logger.info("PP-OCRv5 engine ready: %s on %s", ", ".join(roles.values()), runtime)
-    return PaddleOcrEngine(pipeline, info=_engine_info(runtime, roles))
+    return build_paddle_engine(OcrModel.PP_OCRV5, lang, options, resolve, settings)
 
 
 def build_structure_engine(
     lang: str, options: JobOptions, resolve: ModelResolver, settings: EngineSettings
 ) -> OcrEngine:
-    roles = structure_model_names(lang, options, settings)
-    model_dirs, runtime = _fetch_for_paddle(roles, resolve, settings)
-    from paddleocr import PPStructureV3
-
-    match_paddlex_log_level()
-    use_libyaml_for_model_configs()
-    pipeline = PPStructureV3(**structure_engine_kwargs(model_dirs, options, settings, runtime))
-    return PPStructureV3Engine(pipeline, info=_engine_info(runtime, roles))
+    return build_paddle_engine(OcrModel.PP_STRUCTUREV3, lang, options, resolve, settings)
 
 
 def build_orientation_classifier(

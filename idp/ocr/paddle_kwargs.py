@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from idp.jobs import JobOptions
+from idp.names import OcrModel
 from idp.ocr.engine_settings import EngineSettings, InferenceBackend, ModelDirs
 
 
@@ -16,14 +17,15 @@ def _model_args(model_dirs: ModelDirs) -> dict[str, Any]:
     return kwargs
 
 
-def ocr_engine_kwargs(
+def engine_kwargs(
+    model: OcrModel,
     model_dirs: ModelDirs,
     options: JobOptions,
     settings: EngineSettings,
     runtime: InferenceBackend = "paddle",
 ) -> dict[str, Any]:
-    """Keyword arguments for paddleocr.PaddleOCR: local model dirs, options, CPU tuning."""
-    return {
+    """Keyword arguments for paddleocr.PaddleOCR (PP-OCRv5) or paddleocr.PPStructureV3."""
+    kwargs = {
         **_model_args(model_dirs),
         "use_doc_orientation_classify": False,  # idp.ocr.orientation does it
         "use_doc_unwarping": options.use_doc_unwarping,
@@ -33,20 +35,12 @@ def ocr_engine_kwargs(
         "text_recognition_batch_size": settings.rec_batch_for(runtime),
         **settings.runtime_kwargs(runtime),
     }
-
-
-def structure_engine_kwargs(
-    model_dirs: ModelDirs,
-    options: JobOptions,
-    settings: EngineSettings,
-    runtime: InferenceBackend = "paddle",
-) -> dict[str, Any]:
-    """Keyword arguments for paddleocr.PPStructureV3: PaddleOCR's, and which parts it runs."""
-    return {
-        **ocr_engine_kwargs(model_dirs, options, settings, runtime),
-        "use_table_recognition": settings.use_table_recognition,
-        "use_formula_recognition": settings.use_formula_recognition,
-        "use_region_detection": settings.use_region_detection,
-        "use_seal_recognition": False,
-        "use_chart_recognition": False,
-    }
+    if model is OcrModel.PP_STRUCTUREV3:
+        kwargs |= {
+            "use_table_recognition": settings.use_table_recognition,
+            "use_formula_recognition": settings.use_formula_recognition,
+            "use_region_detection": settings.use_region_detection,
+            "use_seal_recognition": False,
+            "use_chart_recognition": False,
+        }
+    return kwargs

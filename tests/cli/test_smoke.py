@@ -23,6 +23,11 @@ def _idp(*args: str, env: dict[str, str] | None = None) -> Result:
     return CliRunner().invoke(app, list(args), env={**WIDE, **(env or {})})
 
 
+def _smoke(local_up: LocalUp, *args: str) -> Result:
+    """`idp smoke ARGS` against the running local stack."""
+    return _idp("smoke", "--endpoint-url", local_up.endpoint_url, *args)
+
+
 def _rows(result: Result) -> dict[str, dict[str, Any]]:
     return {row["model"]: row for row in json.loads(result.stdout)}
 
@@ -49,7 +54,7 @@ def test_smoke_passes_for_every_model_the_local_stack_runs(local_up: LocalUp) ->
     # GIVEN `idp local up --vl-substitute` (PP-OCRv5 weights seeded, the VL endpoint at 0)
 
     # WHEN the smoke runs against it with its defaults
-    result = _idp("smoke", "--endpoint-url", local_up.endpoint_url, "--json")
+    result = _smoke(local_up, "--json")
 
     # THEN it exits 0: PP-OCRv5 and PaddleOCR-VL (the stack has its endpoint) both COMPLETED
     # and read the generated page back
@@ -71,7 +76,7 @@ def test_smoke_prints_a_table_of_model_status_time_and_text(local_up: LocalUp) -
     # GIVEN the running local stack
 
     # WHEN the smoke checks PP-OCRv5 without --json
-    result = _idp("smoke", "--endpoint-url", local_up.endpoint_url, "--model", "PP-OCRv5")
+    result = _smoke(local_up, "--model", "PP-OCRv5")
 
     # THEN the table shows the model, its status, the check and the first recognized line
     assert result.exit_code == 0, result.output
@@ -87,16 +92,7 @@ def test_smoke_fails_when_a_models_weights_are_missing(local_up: LocalUp) -> Non
     # from the model hub, which the local processor may not use)
 
     # WHEN the smoke is asked for PP-StructureV3 as well
-    result = _idp(
-        "smoke",
-        "--endpoint-url",
-        local_up.endpoint_url,
-        "--model",
-        "PP-OCRv5",
-        "--model",
-        "PP-StructureV3",
-        "--json",
-    )
+    result = _smoke(local_up, "--model", "PP-OCRv5", "--model", "PP-StructureV3", "--json")
 
     # THEN it exits 1: PP-StructureV3 FAILED with the recorded error, PP-OCRv5 still passed
     assert result.exit_code == 1, result.output
@@ -113,7 +109,7 @@ def test_smoke_table_shows_the_error_code_and_message_of_a_failed_job(local_up: 
     # GIVEN the local stack without PP-StructureV3 weights
 
     # WHEN the smoke is asked for PP-StructureV3 alone, as a table
-    result = _idp("smoke", "--endpoint-url", local_up.endpoint_url, "--model", "structure")
+    result = _smoke(local_up, "--model", "structure")
 
     # THEN it exits 1 and the row names the status, FAIL and the error code
     assert result.exit_code == 1, result.output
@@ -128,9 +124,7 @@ def test_smoke_fails_when_jobs_do_not_finish_in_time(local_up: LocalUp) -> None:
     # GIVEN the local stack
 
     # WHEN the smoke gives the job no time at all
-    result = _idp(
-        "smoke", "--endpoint-url", local_up.endpoint_url, "-m", "ocr", "--timeout", "0", "--json"
-    )
+    result = _smoke(local_up, "-m", "ocr", "--timeout", "0", "--json")
 
     # THEN it exits 1 and reports a timeout
     assert result.exit_code == 1, result.output
