@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import boto3
@@ -14,6 +18,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from idp import names
 from idp.client import JobProgress, PipelineClient, PipelineNames
 from idp.local.emulator import AwsEndpoint
 from idp.names import JobStatus, OcrModel, TextLayerMode
@@ -97,6 +102,66 @@ def client_for(endpoint_url: str | None, stack_name: str, region: str | None) ->
     """A client for a local emulator (--endpoint-url) or a deployed stack (its outputs)."""
     endpoint = aws_endpoint(endpoint_url, region)
     return pipeline_client(endpoint, pipeline_names(endpoint, stack_name))
+
+
+@dataclass(frozen=True)
+class StackTarget:
+    """The pipeline a command works on: a local emulator (--endpoint-url) or a deployed stack
+    (--stack-name, found in --region)."""
+
+    endpoint_url: str | None
+    stack_name: str
+    region: str | None
+
+    @property
+    def endpoint(self) -> AwsEndpoint:
+        return aws_endpoint(self.endpoint_url, self.region)
+
+    def client(self) -> PipelineClient:
+        return client_for(self.endpoint_url, self.stack_name, self.region)
+
+
+_STACK_TARGET_OPTIONS = (
+    inspect.Parameter(
+        "endpoint_url", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=EndpointOption
+    ),
+    inspect.Parameter(
+        "stack_name",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=names.STACK_NAME,
+        annotation=StackOption,
+    ),
+    inspect.Parameter(
+        "region", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=RegionOption
+    ),
+)
+
+
+def with_stack_target(command: Callable[..., None]) -> Callable[..., None]:
+    """A command that takes `stack: StackTarget` gets the options --endpoint-url, --stack-name
+    and --region in its place.
+
+    Typer reads one option per parameter of the command's signature: this signature names the
+    three options where `stack` stands, and the command is called with the StackTarget they make.
+    """
+    signature = inspect.signature(command, eval_str=True)
+    parameters: list[inspect.Parameter] = []
+    for parameter in signature.parameters.values():
+        if parameter.name == "stack":
+            parameters.extend(
+                option.replace(kind=parameter.kind) for option in _STACK_TARGET_OPTIONS
+            )
+        else:
+            parameters.append(parameter)
+
+    @functools.wraps(command)
+    def run(
+        *args: Any, endpoint_url: str | None, stack_name: str, region: str | None, **kwargs: Any
+    ) -> None:
+        command(*args, stack=StackTarget(endpoint_url, stack_name, region), **kwargs)
+
+    run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return run
 
 
 def resolve_names(endpoint: AwsEndpoint, stack_name: str) -> PipelineNames:

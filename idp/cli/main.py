@@ -12,18 +12,16 @@ from rich.table import Table
 
 from idp import names
 from idp.cli.common import (
-    EndpointOption,
     JsonOption,
     LangOption,
     ModelOption,
-    RegionOption,
-    StackOption,
+    StackTarget,
     TextLayerOption,
-    client_for,
     err,
     jobs_table,
     out,
     parse_model,
+    with_stack_target,
 )
 from idp.cli.endpoint import endpoint_app
 from idp.cli.local import local_app
@@ -46,19 +44,18 @@ app.command()(smoke)
 
 # -- jobs against a deployed stack or a local emulator ---------------------------------------------
 @app.command()
+@with_stack_target
 def submit(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False)],
     model: ModelOption = OcrModel.PP_OCRV5.value,
     lang: LangOption = names.DEFAULT_LANGUAGE,
     text_layer: TextLayerOption = TextLayerMode.AUTO,
-    endpoint_url: EndpointOption = None,
-    stack_name: StackOption = names.STACK_NAME,
-    region: RegionOption = None,
+    *,
+    stack: StackTarget,
     as_json: JsonOption = False,
 ) -> None:
     """Upload a document and queue its job; prints the job id."""
-    client = client_for(endpoint_url, stack_name, region)
-    submitted = client.submit(
+    submitted = stack.client().submit(
         file, model=parse_model(model), lang=lang, options=JobOptions(text_layer=text_layer)
     )
     if as_json:
@@ -68,15 +65,15 @@ def submit(
 
 
 @app.command()
+@with_stack_target
 def status(
     job_id: str,
-    endpoint_url: EndpointOption = None,
-    stack_name: StackOption = names.STACK_NAME,
-    region: RegionOption = None,
+    *,
+    stack: StackTarget,
     as_json: JsonOption = False,
 ) -> None:
     """Show one job's record."""
-    record = client_for(endpoint_url, stack_name, region).job(job_id)
+    record = stack.client().job(job_id)
     if record is None:
         err.print(f"[red]no job {job_id}[/]")
         raise typer.Exit(code=2)
@@ -104,20 +101,18 @@ def _since(value: str | None) -> str | None:
 
 
 @app.command()
+@with_stack_target
 def jobs(
     status_filter: Annotated[
         JobStatus | None, typer.Option("--status", case_sensitive=False)
     ] = None,
     since: Annotated[str | None, typer.Option(help="ISO time or 30m / 2h / 7d")] = None,
-    endpoint_url: EndpointOption = None,
-    stack_name: StackOption = names.STACK_NAME,
-    region: RegionOption = None,
+    *,
+    stack: StackTarget,
     as_json: JsonOption = False,
 ) -> None:
     """List jobs, newest first."""
-    records = client_for(endpoint_url, stack_name, region).jobs(
-        status=status_filter, since=_since(since)
-    )
+    records = stack.client().jobs(status=status_filter, since=_since(since))
     if as_json:
         print(json.dumps(records))
     else:
@@ -125,16 +120,16 @@ def jobs(
 
 
 @app.command()
+@with_stack_target
 def result(
     job_id: str,
     out_dir: Annotated[Path | None, typer.Option("--out", help="save files here")] = None,
-    endpoint_url: EndpointOption = None,
-    stack_name: StackOption = names.STACK_NAME,
-    region: RegionOption = None,
+    *,
+    stack: StackTarget,
     as_json: JsonOption = False,
 ) -> None:
     """Print a job's recognized text (or save result.json, result.md, result.pdf with --out)."""
-    client = client_for(endpoint_url, stack_name, region)
+    client = stack.client()
     if out_dir is not None:
         out.print(str(client.download_result(job_id, out_dir)))
         return
@@ -146,18 +141,18 @@ def result(
 
 
 @app.command()
+@with_stack_target
 def overlay(
     job_id: str,
     page: Annotated[int, typer.Option("--page", "-p", min=1)] = 1,
     out_path: Annotated[Path | None, typer.Option("--out")] = None,
-    endpoint_url: EndpointOption = None,
-    stack_name: StackOption = names.STACK_NAME,
-    region: RegionOption = None,
+    *,
+    stack: StackTarget,
 ) -> None:
     """Write a PNG of a page with the recognized boxes and text drawn on it."""
     from idp.overlay import render_overlay
 
-    client = client_for(endpoint_url, stack_name, region)
+    client = stack.client()
     record = client.job(job_id)
     if record is None:
         err.print(f"[red]no job {job_id}[/]")
