@@ -144,17 +144,17 @@ def build_paddle_engine(
     settings: EngineSettings,
 ) -> OcrEngine:
     """A ready PP-OCRv5 or PP-StructureV3 engine over the model dirs the job needs."""
-    pipeline = _PIPELINES[model]
-    roles = pipeline.model_names(lang, options, settings)
+    kind = _PIPELINES[model]
+    roles = kind.model_names(lang, options, settings)
     model_dirs, runtime = _fetch_for_paddle(roles, resolve, settings)
     paddleocr = importlib.import_module("paddleocr")
     match_paddlex_log_level()
     use_libyaml_for_model_configs()
-    library = getattr(paddleocr, pipeline.library_class)(
+    pipeline = getattr(paddleocr, kind.library_class)(
         **engine_kwargs(model, model_dirs, options, settings, runtime)
     )
     logger.info("%s engine ready: %s on %s", model.value, ", ".join(roles.values()), runtime)
-    return pipeline.engine(library, info=_engine_info(runtime, roles))
+    return kind.engine(pipeline, info=_engine_info(runtime, roles))
 
 
 def build_ocr_engine(
