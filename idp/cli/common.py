@@ -98,12 +98,6 @@ def pipeline_client(endpoint: AwsEndpoint, pipeline: PipelineNames) -> PipelineC
     )
 
 
-def client_for(endpoint_url: str | None, stack_name: str, region: str | None) -> PipelineClient:
-    """A client for a local emulator (--endpoint-url) or a deployed stack (its outputs)."""
-    endpoint = aws_endpoint(endpoint_url, region)
-    return pipeline_client(endpoint, pipeline_names(endpoint, stack_name))
-
-
 @dataclass(frozen=True)
 class StackTarget:
     """The pipeline a command works on: a local emulator (--endpoint-url) or a deployed stack
@@ -118,7 +112,9 @@ class StackTarget:
         return aws_endpoint(self.endpoint_url, self.region)
 
     def client(self) -> PipelineClient:
-        return client_for(self.endpoint_url, self.stack_name, self.region)
+        """A client for the emulator's resources or the stack's (its outputs)."""
+        endpoint = self.endpoint
+        return pipeline_client(endpoint, pipeline_names(endpoint, self.stack_name))
 
 
 _STACK_TARGET_OPTIONS = (

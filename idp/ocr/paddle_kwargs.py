@@ -25,7 +25,7 @@ def engine_kwargs(
     runtime: InferenceBackend = "paddle",
 ) -> dict[str, Any]:
     """Keyword arguments for paddleocr.PaddleOCR (PP-OCRv5) or paddleocr.PPStructureV3."""
-    kwargs = {
+    kwargs: dict[str, Any] = {
         **_model_args(model_dirs),
         "use_doc_orientation_classify": False,  # idp.ocr.orientation does it
         "use_doc_unwarping": options.use_doc_unwarping,
