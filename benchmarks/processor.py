@@ -38,8 +38,10 @@ def child(args: argparse.Namespace) -> None:
     from idp import synthetic
     from idp.jobs import JobOptions
     from idp.names import OcrModel
+    from idp.ocr.engine_settings import EngineSettings
     from idp.ocr.model_cache import ModelCache
-    from idp.ocr.paddle_engines import EngineRegistry, EngineSettings, prepare_paddle_environment
+    from idp.ocr.paddle_engines import EngineRegistry
+    from idp.ocr.paddle_environment import prepare_paddle_environment
     from idp.ocr.pipeline import ocr_document
     from idp.textmetrics import character_error_rate
 
@@ -112,8 +114,10 @@ def compare(args: argparse.Namespace) -> dict[str, Any]:
     from idp import synthetic
     from idp.jobs import JobOptions
     from idp.names import OcrModel
+    from idp.ocr.engine_settings import EngineSettings
     from idp.ocr.model_cache import ModelCache
-    from idp.ocr.paddle_engines import EngineRegistry, EngineSettings, prepare_paddle_environment
+    from idp.ocr.paddle_engines import EngineRegistry
+    from idp.ocr.paddle_environment import prepare_paddle_environment
     from idp.ocr.pipeline import ocr_document
     from idp.textmetrics import character_error_rate
 

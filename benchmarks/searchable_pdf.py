@@ -87,8 +87,10 @@ def recognized_page(work: Path) -> tuple[Any, Any]:
     from idp import synthetic
     from idp.jobs import JobOptions
     from idp.names import OcrModel
+    from idp.ocr.engine_settings import EngineSettings
     from idp.ocr.model_cache import ModelCache
-    from idp.ocr.paddle_engines import EngineRegistry, EngineSettings, prepare_paddle_environment
+    from idp.ocr.paddle_engines import EngineRegistry
+    from idp.ocr.paddle_environment import prepare_paddle_environment
     from idp.ocr.pipeline import ocr_document
 
     prepare_paddle_environment()

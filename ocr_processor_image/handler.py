@@ -16,8 +16,10 @@ from idp.errors import InvalidMessage
 from idp.jobs import DispatchedJob
 from idp.lambda_invoke import LambdaProcessorInvoker, ProcessorInvoker
 from idp.names import Service
+from idp.ocr.engine_settings import EngineSettings
 from idp.ocr.model_cache import ModelCache
-from idp.ocr.paddle_engines import EngineRegistry, EngineSettings, prepare_paddle_environment
+from idp.ocr.paddle_engines import EngineRegistry
+from idp.ocr.paddle_environment import prepare_paddle_environment
 from idp.store import JobStore
 from idp.vl_submit import VlEndpointSubmitter
 from ocr_processor_image.processor import process_job

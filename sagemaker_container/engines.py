@@ -212,7 +212,8 @@ def build_runtime(
 
 def build_substitute_engine(settings: ServerSettings) -> OcrEngine:
     """The real PP-OCRv5 engine (idp.ocr.paddle_engines) on the offline weights, on CPU."""
-    from idp.ocr.paddle_engines import EngineSettings, build_ocr_engine
+    from idp.ocr.engine_settings import EngineSettings
+    from idp.ocr.paddle_engines import build_ocr_engine
 
     models_dir = settings.substitute_models_dir
     if models_dir is None:

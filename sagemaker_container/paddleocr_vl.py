@@ -101,7 +101,7 @@ def pipeline_kwargs(config: VlEngineConfig) -> dict[str, Any]:
 
 
 def _paddleocr_vl_class() -> Callable[..., Any]:
-    from idp.ocr.paddle_engines import prepare_paddle_environment
+    from idp.ocr.paddle_environment import prepare_paddle_environment
 
     prepare_paddle_environment()
     from paddleocr import PaddleOCRVL

@@ -55,7 +55,6 @@ def resolve_vl_weights(
             f"{settings.model_cache_bucket or 'unset'}) and the hub "
             f"({Env.ALLOW_HUB_DOWNLOAD.value}={str(settings.allow_hub_download).lower()}). "
             "Bake them into the image (docker build --build-arg VL_WEIGHTS_DIR=...) or import "
-            "them into the model cache (python -m idp.ocr.model_cache import-dir). Details: "
-            + " | ".join(problems)
+            "them into the model cache (idp models import-dir). Details: " + " | ".join(problems)
         )
     return VlWeights(layout_dir=found[models.layout_model], vlm_dir=found[models.vlm_model])

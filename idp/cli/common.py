@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import boto3
 import typer
 from botocore.exceptions import BotoCoreError, ClientError
+from rich import box
 from rich.console import Console
+from rich.table import Table
 
-from idp.client import PipelineClient, PipelineNames
+from idp import names
+from idp.client import JobProgress, PipelineClient, PipelineNames
 from idp.local.emulator import AwsEndpoint
-from idp.names import OcrModel, TextLayerMode
+from idp.names import JobStatus, OcrModel, TextLayerMode
 
 err = Console(stderr=True)
 out = Console()
@@ -91,10 +98,66 @@ def pipeline_client(endpoint: AwsEndpoint, pipeline: PipelineNames) -> PipelineC
     )
 
 
-def client_for(endpoint_url: str | None, stack_name: str, region: str | None) -> PipelineClient:
-    """A client for a local emulator (--endpoint-url) or a deployed stack (its outputs)."""
-    endpoint = aws_endpoint(endpoint_url, region)
-    return pipeline_client(endpoint, pipeline_names(endpoint, stack_name))
+@dataclass(frozen=True)
+class StackTarget:
+    """The pipeline a command works on: a local emulator (--endpoint-url) or a deployed stack
+    (--stack-name, found in --region)."""
+
+    endpoint_url: str | None
+    stack_name: str
+    region: str | None
+
+    @property
+    def endpoint(self) -> AwsEndpoint:
+        return aws_endpoint(self.endpoint_url, self.region)
+
+    def client(self) -> PipelineClient:
+        """A client for the emulator's resources or the stack's (its outputs)."""
+        endpoint = self.endpoint
+        return pipeline_client(endpoint, pipeline_names(endpoint, self.stack_name))
+
+
+_STACK_TARGET_OPTIONS = (
+    inspect.Parameter(
+        "endpoint_url", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=EndpointOption
+    ),
+    inspect.Parameter(
+        "stack_name",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=names.STACK_NAME,
+        annotation=StackOption,
+    ),
+    inspect.Parameter(
+        "region", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=RegionOption
+    ),
+)
+
+
+def with_stack_target(command: Callable[..., None]) -> Callable[..., None]:
+    """A command that takes `stack: StackTarget` gets the options --endpoint-url, --stack-name
+    and --region in its place.
+
+    Typer reads one option per parameter of the command's signature: this signature names the
+    three options where `stack` stands, and the command is called with the StackTarget they make.
+    """
+    signature = inspect.signature(command, eval_str=True)
+    parameters: list[inspect.Parameter] = []
+    for parameter in signature.parameters.values():
+        if parameter.name == "stack":
+            parameters.extend(
+                option.replace(kind=parameter.kind) for option in _STACK_TARGET_OPTIONS
+            )
+        else:
+            parameters.append(parameter)
+
+    @functools.wraps(command)
+    def run(
+        *args: Any, endpoint_url: str | None, stack_name: str, region: str | None, **kwargs: Any
+    ) -> None:
+        command(*args, stack=StackTarget(endpoint_url, stack_name, region), **kwargs)
+
+    run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return run
 
 
 def resolve_names(endpoint: AwsEndpoint, stack_name: str) -> PipelineNames:
@@ -158,3 +221,42 @@ def first_line(text: str) -> str:
 
 def status_style(status: str) -> str:
     return {"COMPLETED": "green", "FAILED": "red", "PROCESSING": "yellow"}.get(status, "cyan")
+
+
+def _error_text(record: dict[str, Any] | None) -> str:
+    error = (record or {}).get("error")
+    return f"{error['code']}: {error['message']}" if isinstance(error, dict) else ""
+
+
+def jobs_table(records: list[dict[str, Any]], title: str) -> Table:
+    """Jobs as a table; errors follow as the table's caption so narrow terminals stay readable."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, caption_justify="left")
+    for column in ("job", "status", "model", "lang", "pages", "file", "ms"):
+        table.add_column(column, no_wrap=True)
+    # pages: done/total (and chunks) while a job runs, the page count once it has ended
+    errors = []
+    for record in records:
+        status = str(record.get("status", "?"))
+        timings = record.get("timings_ms") or {}
+        total = timings.get("total")
+        job = str(record.get("job_id", ""))[:12]
+        table.add_row(
+            job,
+            f"[{status_style(status)}]{status}[/]",
+            str(record.get("model", "")),
+            str(record.get("lang", "")),
+            _pages_cell(record),
+            str(record.get("input_key", "")).rsplit("/", 1)[-1][:24],
+            f"{total:.0f}" if isinstance(total, int | float) else "",
+        )
+        if record.get("error"):
+            errors.append(f"{job}: {_error_text(record)}")
+    if errors:
+        table.caption = "\n".join(errors)
+    return table
+
+
+def _pages_cell(record: dict[str, Any]) -> str:
+    if JobStatus(str(record.get("status", "QUEUED"))).is_terminal or "pages_total" not in record:
+        return str(record.get("page_count", ""))
+    return JobProgress.of(record).describe()

@@ -21,15 +21,13 @@ from idp.aws.endpoint import IN_SERVICE, ScaleResult, VariantState
 from idp.cli.common import (
     EXIT_UNHEALTHY,
     EXIT_USAGE,
-    EndpointOption,
     JsonOption,
-    RegionOption,
-    StackOption,
-    aws_endpoint,
+    StackTarget,
     boto3_session,
     err,
     out,
     resolve_names,
+    with_stack_target,
 )
 
 if TYPE_CHECKING:
@@ -145,11 +143,11 @@ def alarm_state(cloudwatch: Any, alarm_name: str | None) -> str | None:
     return str(alarms[0]["StateValue"]) if alarms else None
 
 
-def _target(endpoint_url: str | None, stack_name: str, region: str | None) -> _Target:
-    endpoint = aws_endpoint(endpoint_url, region)
-    pipeline = resolve_names(endpoint, stack_name)
+def _target(stack: StackTarget) -> _Target:
+    endpoint = stack.endpoint
+    pipeline = resolve_names(endpoint, stack.stack_name)
     if pipeline.vl_endpoint is None:
-        where = endpoint.url or f"stack {stack_name}"
+        where = endpoint.url or f"stack {stack.stack_name}"
         err.print(
             f"[red]{where} has no PaddleOCR-VL endpoint[/] (a stack deployed with "
             "vlEnabled=false has none)"
@@ -247,24 +245,24 @@ def _fail(target: _Target, capacity: SdkEndpointCapacity, message: str, as_json:
 
 
 @endpoint_app.command("status")
+@with_stack_target
 def endpoint_status(
-    endpoint_url: EndpointOption = None,
-    stack_name: StackOption = names.STACK_NAME,
-    region: RegionOption = None,
+    *,
+    stack: StackTarget,
     as_json: JsonOption = False,
 ) -> None:
     """Show the endpoint's status, its instances (desired / current) and its backlog."""
-    target = _target(endpoint_url, stack_name, region)
+    target = _target(stack)
     capacity = target.capacity()
     _print_report(target.report(capacity, capacity.read()), as_json=as_json)
 
 
 @endpoint_app.command("up")
+@with_stack_target
 def endpoint_up(
     timeout: TimeoutOption = 1800.0,
-    endpoint_url: EndpointOption = None,
-    stack_name: StackOption = names.STACK_NAME,
-    region: RegionOption = None,
+    *,
+    stack: StackTarget,
     as_json: JsonOption = False,
 ) -> None:
     """Scale the endpoint 0 → 1 and wait until it is InService with an instance.
@@ -273,7 +271,7 @@ def endpoint_up(
     as on every scale-out, so it scales the endpoint back in when it sees no backlog.
     Exits 1 if the endpoint is not InService with an instance within --timeout.
     """
-    target = _target(endpoint_url, stack_name, region)
+    target = _target(stack)
     capacity = target.capacity()
     _scale(
         capacity,
@@ -296,18 +294,18 @@ def endpoint_up(
 
 
 @endpoint_app.command("down")
+@with_stack_target
 def endpoint_down(
     wait: Annotated[
         bool, typer.Option("--wait/--no-wait", help="wait until no instance is left")
     ] = True,
     timeout: TimeoutOption = 1800.0,
-    endpoint_url: EndpointOption = None,
-    stack_name: StackOption = names.STACK_NAME,
-    region: RegionOption = None,
+    *,
+    stack: StackTarget,
     as_json: JsonOption = False,
 ) -> None:
     """Scale the endpoint in to 0 instances now; requests sent later wait for a scale-out."""
-    target = _target(endpoint_url, stack_name, region)
+    target = _target(stack)
     capacity = target.capacity()
     _scale(capacity, capacity.scale_in, "scale in", timeout_s=timeout, poll_s=target.poll_s)
     state = capacity.read()

@@ -25,12 +25,9 @@ from idp import names
 from idp.cli.common import (
     EXIT_UNHEALTHY,
     EXIT_USAGE,
-    EndpointOption,
     JsonOption,
     LangOption,
-    RegionOption,
-    StackOption,
-    aws_endpoint,
+    StackTarget,
     err,
     first_line,
     out,
@@ -38,6 +35,7 @@ from idp.cli.common import (
     pipeline_client,
     resolve_names,
     status_style,
+    with_stack_target,
 )
 from idp.client import PipelineClient, PipelineNames
 from idp.names import JobStatus, OcrModel
@@ -231,6 +229,7 @@ def smoke_table(outcomes: list[SmokeOutcome], title: str) -> Table:
     return table
 
 
+@with_stack_target
 def smoke(
     model_names: Annotated[
         list[str] | None,
@@ -262,26 +261,25 @@ def smoke(
             help="highest character error rate against the drawn text that still passes",
         ),
     ] = DEFAULT_MAX_CER,
-    endpoint_url: EndpointOption = None,
-    stack_name: StackOption = names.STACK_NAME,
-    region: RegionOption = None,
+    *,
+    stack: StackTarget,
     as_json: JsonOption = False,
 ) -> None:
     """Prove a running pipeline works: OCR a generated page per model and check the text.
 
     Exits 0 only if every job COMPLETED within --timeout with text resembling the page.
     """
-    endpoint = aws_endpoint(endpoint_url, region)
-    pipeline = resolve_names(endpoint, stack_name)
+    endpoint = stack.endpoint
+    pipeline = resolve_names(endpoint, stack.stack_name)
     models = list(dict.fromkeys(parse_model(name) for name in model_names or []))
     models = models or default_models(pipeline)
     if OcrModel.PADDLEOCR_VL in models and pipeline.vl_endpoint is None:
         err.print(
-            f"[red]PaddleOCR-VL is not deployed[/] in {endpoint.url or stack_name} "
+            f"[red]PaddleOCR-VL is not deployed[/] in {endpoint.url or stack.stack_name} "
             "(no VL endpoint: vlEnabled=false)"
         )
         raise typer.Exit(code=EXIT_USAGE)
-    where = endpoint.url or f"{stack_name} ({endpoint.region})"
+    where = endpoint.url or f"{stack.stack_name} ({endpoint.region})"
     err.print(f"smoke: {', '.join(m.value for m in models)} against {where}")
     try:
         with tempfile.TemporaryDirectory(prefix="idp-smoke-") as work:

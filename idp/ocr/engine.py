@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from idp.errors import ENGINE_FAULTS, EngineFailure
 from idp.results import Block, EngineInfo, Line, Rotation
 
 if TYPE_CHECKING:
@@ -59,3 +61,15 @@ class MultiPageEngine(OcrEngine, Protocol):
     engine's regions of all pages share one VLM request queue)."""
 
     def recognize_pages(self, pages: Sequence[PageImage]) -> list[PageContent]: ...
+
+
+@contextmanager
+def failures_on_page(what: str, page: int) -> Iterator[None]:
+    """An error `what` (a model, an engine) raises on a page becomes EngineFailure naming both;
+    the faults a document cannot cause (ENGINE_FAULTS) pass unchanged."""
+    try:
+        yield
+    except ENGINE_FAULTS:
+        raise
+    except Exception as exc:  # the libraries raise bare Exceptions on bad input
+        raise EngineFailure(f"{what} failed on page {page}: {type(exc).__name__}: {exc}") from exc

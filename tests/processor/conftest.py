@@ -18,8 +18,11 @@ from moto import mock_aws
 
 from idp.jobs import DispatchedJob, JobOptions
 from idp.names import OcrModel
-from idp.ocr.model_cache import ModelCache, export_onnx
-from idp.ocr.paddle_engines import EngineRegistry, EngineSettings
+from idp.ocr.catalogue import OFFLINE_MODELS
+from idp.ocr.engine_settings import EngineSettings
+from idp.ocr.model_cache import ModelCache
+from idp.ocr.onnx_export import export_onnx
+from idp.ocr.paddle_engines import EngineRegistry
 from idp.store import JobStore, jobs_table_definition
 from ocr_processor_image import handler
 from ocr_processor_image.settings import ProcessorSettings
@@ -33,7 +36,6 @@ INPUT_BUCKET = "idp-test-input"
 RESULTS_BUCKET = "idp-test-results"
 CACHE_BUCKET = "idp-test-model-cache"
 JOBS_TABLE = "idp-test-jobs"
-OFFLINE_MODELS = ("PP-OCRv5_mobile_det", "PP-OCRv5_mobile_rec")
 
 
 def create_jobs_table() -> Table:

@@ -1,4 +1,4 @@
-"""ModelCache: local dir → verified S3 archive → hub (only when allowed), and the import CLI."""
+"""ModelCache: local dir → verified S3 archive → hub (only when allowed), and `idp models`."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner, Result
 
+from idp.cli.main import app
 from idp.errors import ModelUnavailable
-from idp.ocr import model_cache
 from idp.ocr.model_cache import ModelCache, archive_key, sync
 from tests.processor.conftest import CACHE_BUCKET, Aws
 
@@ -184,14 +185,40 @@ def test_sync_imports_missing_models_and_skips_cached_ones(aws: Aws, tmp_path: P
     assert cache.has_archive("SLANet_plus")
 
 
-def test_import_dir_cli_uploads_a_model_dir(
-    aws: Aws, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _idp(*args: str) -> Result:
+    """`idp ARGS` in this process, so its S3 is the emulated one."""
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+
+
+def test_import_dir_cli_uploads_a_model_dir(aws: Aws, tmp_path: Path) -> None:
     source = _model_dir(tmp_path / "src")
-    monkeypatch.setattr(model_cache, "_s3_client", lambda: aws.s3)
-    model_cache.main(["--bucket", CACHE_BUCKET, "import-dir", MODEL, str(source)])
-    assert f"s3://{CACHE_BUCKET}/models/{MODEL}.tar.gz" in capsys.readouterr().out
+    result = _idp("models", "import-dir", MODEL, str(source), "--bucket", CACHE_BUCKET)
+    assert result.exit_code == 0, result.output
+    assert f"s3://{CACHE_BUCKET}/models/{MODEL}.tar.gz" in result.stdout
     assert _cache(aws, tmp_path).has_archive(MODEL)
+
+
+def test_import_dir_cli_takes_the_bucket_from_the_environment(
+    aws: Aws, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN MODEL_CACHE_BUCKET set, as in the processor's environment
+    monkeypatch.setenv("MODEL_CACHE_BUCKET", CACHE_BUCKET)
+    # WHEN a model dir is imported without --bucket
+    result = _idp("models", "import-dir", MODEL, str(_model_dir(tmp_path / "src")))
+    # THEN it lands in that bucket
+    assert result.exit_code == 0, result.output
+    assert _cache(aws, tmp_path).has_archive(MODEL)
+
+
+def test_add_onnx_cli_names_the_dirs_it_could_not_export(tmp_path: Path) -> None:
+    # GIVEN a model dir without a Paddle program (nothing paddle2onnx could convert)
+    source = _model_dir(tmp_path / "src")
+    # WHEN ONNX exports are asked for
+    result = _idp("models", "add-onnx", str(source))
+    # THEN the command fails, naming the dir, and leaves it without inference.onnx
+    assert result.exit_code == 1
+    assert f"could not export: {source}" in result.output
+    assert not (source / "inference.onnx").exists()
 
 
 def test_invalid_model_name_is_rejected(aws: Aws, tmp_path: Path) -> None:

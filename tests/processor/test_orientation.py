@@ -13,6 +13,7 @@ from idp.errors import ModelUnavailable
 from idp.jobs import JobOptions
 from idp.names import OcrModel
 from idp.ocr.engine import PageContent
+from idp.ocr.engine_settings import EngineSettings
 from idp.ocr.orientation import (
     OFFLINE_MODEL_NAME,
     OnnxOrientationClassifier,
@@ -20,7 +21,7 @@ from idp.ocr.orientation import (
     point_on_original,
     turn_upright,
 )
-from idp.ocr.paddle_engines import EngineSettings, build_orientation_classifier
+from idp.ocr.paddle_engines import build_orientation_classifier
 from idp.ocr.pipeline import ocr_document
 from idp.results import Block, PageResult, Rotation
 from idp.synthetic import encode, encode_pages, render_page, sample_lines

@@ -19,21 +19,19 @@ import yaml  # type: ignore[import-untyped]
 
 from idp.errors import EngineFailure, ModelUnavailable, UnsupportedLanguage
 from idp.jobs import JobOptions
-from idp.names import SUPPORTED_LANGUAGES
+from idp.names import SUPPORTED_LANGUAGES, OcrModel
 from idp.ocr.engine import PageImage
+from idp.ocr.engine_settings import EngineSettings, choose_runtime
 from idp.ocr.model_cache import ModelCache
-from idp.ocr.paddle_engines import (
-    EngineSettings,
-    PPStructureV3Engine,
-    choose_runtime,
-    ocr_engine_kwargs,
+from idp.ocr.model_choice import (
     ocr_model_names,
     recognition_model_name,
     resolve_models,
-    structure_engine_kwargs,
     structure_model_names,
-    structure_page_content,
 )
+from idp.ocr.paddle_engines import PPStructureV3Engine
+from idp.ocr.paddle_kwargs import engine_kwargs
+from idp.ocr.paddle_output import structure_page_content
 from idp.results import EngineInfo
 from tests.processor.conftest import CACHE_BUCKET, Aws
 
@@ -127,8 +125,9 @@ def test_page_orientation_is_not_left_to_paddleocr() -> None:
     # THEN PaddleOCR does not turn pages itself (idp.ocr.orientation does, in front of it, so
     # boxes can be mapped back onto the page as uploaded)
     assert "doc_orientation_classify" not in roles
-    assert ocr_engine_kwargs(dirs, options, SETTINGS)["use_doc_orientation_classify"] is False
-    assert structure_engine_kwargs(dirs, options, SETTINGS)["use_doc_orientation_classify"] is False
+    for model in (OcrModel.PP_OCRV5, OcrModel.PP_STRUCTUREV3):
+        kwargs = engine_kwargs(model, dirs, options, SETTINGS)
+        assert kwargs["use_doc_orientation_classify"] is False, model
 
 
 def _fake_model_dir(root: Path, name: str) -> Path:
@@ -210,7 +209,7 @@ def test_structure_engine_construction_points_every_loaded_sub_model_at_a_local_
     # GIVEN resolved dirs for every required model
     roles = structure_model_names("en", JobOptions(), SETTINGS)
     dirs = {role: (name, Path("/tmp/idp-models") / name) for role, name in roles.items()}
-    kwargs = structure_engine_kwargs(dirs, JobOptions(), SETTINGS)
+    kwargs = engine_kwargs(OcrModel.PP_STRUCTUREV3, dirs, JobOptions(), SETTINGS)
     # WHEN PPStructureV3 is constructed with them (predictor creation, which loads the
     # weights, is stubbed: it is the model boundary)
     with mock.patch.object(PaddleXPipelineWrapper, "_create_paddlex_pipeline", return_value=None):
@@ -237,7 +236,7 @@ def test_ocr_engine_construction_uses_local_dirs_and_options() -> None:
     roles = ocr_model_names("fr", options, SETTINGS)
     dirs = {role: (name, Path("/models") / name) for role, name in roles.items()}
     with mock.patch.object(PaddleXPipelineWrapper, "_create_paddlex_pipeline", return_value=None):
-        engine = PaddleOCR(**ocr_engine_kwargs(dirs, options, SETTINGS))
+        engine = PaddleOCR(**engine_kwargs(OcrModel.PP_OCRV5, dirs, options, SETTINGS))
     config = engine._merged_paddlex_config
     modules = config["SubModules"]
     assert modules["TextRecognition"]["model_name"] == "latin_PP-OCRv5_mobile_rec"
@@ -260,7 +259,7 @@ def test_runtime_is_onnxruntime_only_when_every_model_has_an_onnx_export(tmp_pat
 
 def test_onnxruntime_engine_arguments_pin_threads_and_batch() -> None:
     dirs = {"text_detection": ("PP-OCRv5_mobile_det", Path("/m/PP-OCRv5_mobile_det"))}
-    kwargs = ocr_engine_kwargs(dirs, JobOptions(), SETTINGS, "onnxruntime")
+    kwargs = engine_kwargs(OcrModel.PP_OCRV5, dirs, JobOptions(), SETTINGS, "onnxruntime")
     assert kwargs["engine"] == "onnxruntime"
     assert kwargs["device"] == "cpu"
     assert kwargs["engine_config"]["intra_op_num_threads"] == SETTINGS.cpu_threads
@@ -268,6 +267,20 @@ def test_onnxruntime_engine_arguments_pin_threads_and_batch() -> None:
     assert "enable_mkldnn" not in kwargs
 
 
+def _parsed_block(
+    block_id: int, label: str, content: str, bbox: list[int], *, order: int | None
+) -> dict[str, Any]:
+    """One entry of a PP-StructureV3 result's parsing_res_list, as PaddleOCR documents it."""
+    return {
+        "block_label": label,
+        "block_content": content,
+        "block_bbox": bbox,
+        "block_id": block_id,
+        "block_order": order,
+    }
+
+
+TABLE_HTML = "<html><body><table><tr><td>Q1</td><td>10</td></tr></table></body></html>"
 # A PP-StructureV3 page result in the shape PaddleOCR documents for `result.json["res"]`.
 STRUCTURE_RESULT: dict[str, Any] = {
     "input_path": None,
@@ -276,35 +289,10 @@ STRUCTURE_RESULT: dict[str, Any] = {
     "height": 800,
     "model_settings": {"use_table_recognition": True, "use_formula_recognition": False},
     "parsing_res_list": [
-        {
-            "block_label": "doc_title",
-            "block_content": "Quarterly Report",
-            "block_bbox": [100, 40, 600, 90],
-            "block_id": 0,
-            "block_order": 1,
-        },
-        {
-            "block_label": "text",
-            "block_content": "Revenue grew by 12 percent.",
-            "block_bbox": [100, 120, 900, 160],
-            "block_id": 1,
-            "block_order": 2,
-        },
-        {
-            "block_label": "table",
-            "block_content": "<html><body><table><tr><td>Q1</td><td>10</td></tr></table>"
-            "</body></html>",
-            "block_bbox": [100, 200, 900, 400],
-            "block_id": 2,
-            "block_order": 3,
-        },
-        {
-            "block_label": "image",
-            "block_content": "",
-            "block_bbox": [100, 420, 1200, 700],
-            "block_id": 3,
-            "block_order": None,
-        },
+        _parsed_block(0, "doc_title", "Quarterly Report", [100, 40, 600, 90], order=1),
+        _parsed_block(1, "text", "Revenue grew by 12 percent.", [100, 120, 900, 160], order=2),
+        _parsed_block(2, "table", TABLE_HTML, [100, 200, 900, 400], order=3),
+        _parsed_block(3, "image", "", [100, 420, 1200, 700], order=None),
     ],
     "layout_det_res": {
         "boxes": [
@@ -324,7 +312,7 @@ STRUCTURE_RESULT: dict[str, Any] = {
     "table_res_list": [
         {
             "cell_box_list": [[100, 200, 500, 400], [500, 200, 900, 400]],
-            "pred_html": "<html><body><table><tr><td>Q1</td><td>10</td></tr></table></body></html>",
+            "pred_html": TABLE_HTML,
             "table_ocr_pred": {"rec_texts": ["Q1", "10"]},
         }
     ],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -10,8 +12,10 @@ from idp.errors import ModelUnavailable, UnsupportedModel
 from idp.jobs import JobOptions
 from idp.names import OcrModel
 from idp.ocr.engine import OcrEngine, PageContent, PageImage
+from idp.ocr.engine_settings import EngineSettings
+from idp.ocr.model_choice import ModelResolver
 from idp.ocr.orientation import OFFLINE_MODEL_NAME
-from idp.ocr.paddle_engines import EngineRegistry, EngineSettings, ModelResolver
+from idp.ocr.paddle_engines import EngineRegistry
 from idp.results import EngineInfo, Line
 
 
@@ -107,3 +111,57 @@ def test_model_without_a_factory_is_unsupported_here() -> None:
     registry = _registry(CountingFactory())
     with pytest.raises(UnsupportedModel, match="PaddleOCR-VL"):
         registry.get(OcrModel.PADDLEOCR_VL, "en")
+
+
+AS_GIVEN = JobOptions(use_doc_orientation_classify=False)  # no page orientation step
+WAIT_S = 10  # bounds every wait, so a registry that blocks fails instead of hanging
+
+
+class SlowFactory(CountingFactory):
+    """Builds "fr" only once `release` is set: a slow engine build (a large model loading)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.building = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(
+        self, lang: str, options: JobOptions, resolve: ModelResolver, settings: EngineSettings
+    ) -> OcrEngine:
+        if lang == "fr":
+            self.building.set()
+            self.release.wait(timeout=WAIT_S)
+        return super().__call__(lang, options, resolve, settings)
+
+
+def test_a_slow_build_does_not_hold_up_a_warm_engine() -> None:
+    # GIVEN a warm "en" engine, and a "fr" engine whose build is under way and slow
+    factory = SlowFactory()
+    registry = _registry(factory, max_engines=2)
+    warm = registry.get(OcrModel.PP_OCRV5, "en", AS_GIVEN)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        french = pool.submit(registry.get, OcrModel.PP_OCRV5, "fr", AS_GIVEN)
+        assert factory.building.wait(timeout=WAIT_S)
+        # WHEN another job asks for the warm engine meanwhile
+        english = pool.submit(registry.get, OcrModel.PP_OCRV5, "en", AS_GIVEN)
+        # THEN it gets it while "fr" is still being built
+        assert english.result(timeout=WAIT_S) is warm
+        assert not french.done()
+        factory.release.set()
+        assert isinstance(french.result(timeout=WAIT_S), StaticEngine)
+    assert [lang for lang, _ in factory.built] == ["en", "fr"]
+
+
+def test_concurrent_first_uses_of_one_engine_build_it_once() -> None:
+    # GIVEN a "fr" engine whose build is under way and slow
+    factory = SlowFactory()
+    registry = _registry(factory)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(registry.get, OcrModel.PP_OCRV5, "fr", AS_GIVEN)
+        assert factory.building.wait(timeout=WAIT_S)
+        # WHEN a second job asks for the same engine before it is ready
+        second = pool.submit(registry.get, OcrModel.PP_OCRV5, "fr", AS_GIVEN)
+        factory.release.set()
+        # THEN both get the one engine that was built
+        assert first.result(timeout=WAIT_S) is second.result(timeout=WAIT_S)
+    assert len(factory.built) == 1

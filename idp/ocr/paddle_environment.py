@@ -1,0 +1,62 @@
+"""The process environment paddleocr/paddlex run in: writable caches, no hub checks, their
+log level, and a faster parser for model configs."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+
+def prepare_paddle_environment(tmp_root: Path | None = None) -> None:
+    """Point PaddleX's caches at a writable place and skip hub connectivity checks.
+
+    Must run before paddleocr/paddlex is first imported (they read these at import).
+    """
+    root = tmp_root or Path(os.environ.get("TMPDIR", "/tmp"))  # noqa: S108
+    os.environ.setdefault("PADDLE_PDX_CACHE_HOME", str(root / "paddlex"))
+    os.environ.setdefault("PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK", "True")
+    home = os.environ.get("HOME")
+    if not home or not os.access(home, os.W_OK):
+        os.environ["HOME"] = str(root)
+
+
+def match_paddlex_log_level() -> None:
+    """Let PaddleX log at the function's level (POWERTOOLS_LOG_LEVEL, default INFO).
+
+    PaddleX sets its own logger to INFO when imported, so its coloured "Creating model" lines
+    would appear even where the function itself logs warnings only (a quiet local run).
+    """
+    level = logging.getLevelName(os.environ.get("POWERTOOLS_LOG_LEVEL", "INFO").upper())
+    if isinstance(level, int):
+        logging.getLogger("paddlex").setLevel(level)
+
+
+_yaml_patched = False
+
+
+def use_libyaml_for_model_configs() -> None:
+    """Parse model configs (inference.yml) with libyaml's FullLoader instead of pure Python.
+
+    PaddleX reads each model's inference.yml with PyYAML's pure-Python FullLoader; the
+    recognition model's file carries its 18k-entry character dictionary and takes ~0.6 s to
+    parse (more than once per engine). The C loader builds the same objects ~10× faster.
+    """
+    global _yaml_patched  # noqa: PLW0603 - patch the library once per process
+    if _yaml_patched:
+        return
+    import yaml  # type: ignore[import-untyped]
+    from paddlex.inference.utils.io import readers
+
+    backend = getattr(readers, "YAMLReaderBackend", None)
+    loader = getattr(yaml, "CFullLoader", None)
+    if backend is None or loader is None:  # another paddlex layout, or PyYAML without libyaml
+        return
+
+    def read_file(self: Any, in_path: str, **kwargs: Any) -> Any:
+        with open(in_path, encoding="utf-8", **kwargs) as handle:
+            return yaml.load(handle, Loader=loader)  # noqa: S506 - FullLoader, as PaddleX uses
+
+    backend.read_file = read_file
+    _yaml_patched = True
