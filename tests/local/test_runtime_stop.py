@@ -34,12 +34,12 @@ def test_stopping_drops_the_async_retries_still_waiting(tmp_path: Path, models_d
         assert runtime is not None
         pipeline.client().submit(page, model=OcrModel.PP_OCRV5)
         deadline = time.monotonic() + 120
-        while runtime.processor_crashes.fired == 0 and time.monotonic() < deadline:
+        while runtime.lambda_faults.processor_crashes.fired == 0 and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert runtime.processor_crashes.fired == 1
+        assert runtime.lambda_faults.processor_crashes.fired == 1
         time.sleep(1.0)  # the first attempt has failed: its retry is waiting
 
         # WHEN the runtime stops during that wait
     # THEN the retries were dropped, not run at once against a stopping runtime
     assert runtime.stats.invocations["OcrProcessor"] == 1
-    assert runtime.processor_crashes.fired == 1
+    assert runtime.lambda_faults.processor_crashes.fired == 1

@@ -105,7 +105,7 @@ def test_duplicated_chunk_deliveries_count_once_and_the_cache_answers_a_resubmis
         }
         assert sorted(job_events.values()) == [1, 1, 1]
         assert pipeline.runtime.stats.invocations
-        assert pipeline.runtime.duplicate_chunk_events.fired == 2
+        assert pipeline.runtime.lambda_faults.duplicate_chunk_events.fired == 2
         # and every count is exact despite the duplicates
         assert (record["pages_total"], record["pages_done"], record["page_count"]) == (8, 8, 8)
         assert (record["chunks_total"], record["chunks_done"]) == (3, 3)
@@ -146,7 +146,7 @@ def test_a_merge_that_crashes_is_redone(tmp_path: Path, models_dir: Path) -> Non
 
         # THEN Lambda's retry of that chunk redoes the merge, and the job completes once
         assert pipeline.runtime is not None
-        assert pipeline.runtime.merge_crashes.fired == 1
+        assert pipeline.runtime.lambda_faults.merge_crashes.fired == 1
         _assert_pages_read_right(pipeline, record, texts)
         assert (record["chunks_done"], record["pages_done"]) == (3, 7)
         assert _work_objects(pipeline, record["job_id"]) == []
@@ -171,7 +171,7 @@ def test_a_chunk_that_crashes_on_every_attempt_fails_the_job_naming_its_pages(
         assert "pages 4-6" in record["error"]["message"]
         assert 1 not in record.get("chunks_committed", [])
         assert pipeline.runtime is not None
-        assert pipeline.runtime.chunk_crashes.fired == 3
+        assert pipeline.runtime.lambda_faults.chunk_crashes.fired == 3
 
 
 def test_a_user_error_in_one_chunk_fails_the_job_with_its_code(

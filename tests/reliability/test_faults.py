@@ -80,7 +80,7 @@ def test_processor_crashing_on_every_attempt_ends_failed_with_attempts(
         assert record["error"]["code"] == "PROCESSOR_CRASHED"
         assert record["attempts"] == 3
         assert pipeline.runtime is not None
-        assert pipeline.runtime.processor_crashes.fired == 3
+        assert pipeline.runtime.lambda_faults.processor_crashes.fired == 3
 
         # AND the worker then completes the next good job
         good, good_text = _document(tmp_path, 3)
