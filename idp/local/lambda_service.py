@@ -69,21 +69,20 @@ class LambdaService:
                 env["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb_url
             if settings.quiet_functions:
                 env |= {"POWERTOOLS_LOG_LEVEL": "WARNING", "POWERTOOLS_METRICS_DISABLED": "true"}
-            concurrency, timeout = 1, float(spec.timeout_seconds)
-            image_environment = None
+            concurrency = 1
+            timeout = float(spec.timeout_seconds)
+            image_environment: EnvironmentFactory | None = None
             if function is Function.PROCESSOR:
                 # Each Lambda environment has vCPUs of its own; here the environments share this
                 # machine's cores, so each gets its share of them instead of oversubscribing.
                 env[ProcessorEnv.CPU_THREADS] = str(settings.processor_cpu_threads)
-                concurrency, timeout = (
-                    settings.processor_concurrency,
-                    settings.processor_timeout_seconds,
-                )
+                concurrency = settings.processor_concurrency
+                timeout = settings.processor_timeout_seconds
                 if settings.processor_image:
                     image_environment = self._image_environment(settings.processor_image)
             if image_environment is None:
-                # The image brings its own /tmp, HOME and PaddleX settings, as on Lambda; worker
-                # processes get a /tmp each, the only writable path on Lambda.
+                # A worker process gets a /tmp of its own, the only writable path on Lambda; an
+                # image brings its own /tmp, HOME and PaddleX settings, as on Lambda.
                 env |= _worker_tmp_env(function, tmp_root)
             self.functions[function] = LocalFunction(
                 name=resources.function_names[function],
