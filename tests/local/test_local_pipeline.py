@@ -169,7 +169,8 @@ def test_vl_job_scales_the_endpoint_out_completes_and_scales_back_in(
     pipeline: LocalPipeline, tmp_path: Path
 ) -> None:
     # GIVEN the VL endpoint at 0 instances and a page for PaddleOCR-VL (substitute engine)
-    assert pipeline.runtime is not None
+    runtime = pipeline.runtime
+    assert runtime is not None
     assert _endpoint_capacity(pipeline) == 0
     lines = sample_lines(3, offset=20)
     page = tmp_path / "vl.png"
@@ -184,15 +185,15 @@ def test_vl_job_scales_the_endpoint_out_completes_and_scales_back_in(
     assert record is not None
     assert record["status"] == JobStatus.COMPLETED, record.get("error")
     assert record["backend"] == "sagemaker"
-    assert pipeline.runtime.vl.starts >= 1
+    assert runtime.vl.starts >= 1
     result = client.result_document(submitted.job_id)
     assert result["engine"]["substitute"] is True
     assert character_error_rate("\n".join(lines), page_text(result, 1)) <= 0.02
 
     # AND the idle alarm returns the endpoint to 0 and the container stops
     wait_for(lambda: _endpoint_capacity(pipeline) == 0, timeout_s=120, what="scale-in to 0")
-    wait_for(lambda: not pipeline.runtime.vl.running, timeout_s=30, what="the container to stop")
-    assert "ALARM" in pipeline.runtime.stats.alarm_states
+    wait_for(lambda: not runtime.vl.running, timeout_s=30, what="the container to stop")
+    assert "ALARM" in runtime.stats.alarm_states
 
 
 def test_idp_status_and_jobs_show_what_dynamodb_holds(
