@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
 
 LOCAL_PREFIX = "paddle-idp-local"
+# moto rejects GPU instance types; the emulated endpoint uses a CPU type (SPEC, emulator facts).
+LOCAL_VL_INSTANCE_TYPE: Final = "ml.m5.large"
 
 
 def _input_bucket(prefix: str) -> str:
@@ -60,10 +62,6 @@ def pipeline_names(endpoint: AwsEndpoint, prefix: str = LOCAL_PREFIX) -> Pipelin
         vl_endpoint=vl_endpoint if vl_enabled else None,
         vl_scale_in_alarm=_scale_in_alarm(prefix) if vl_enabled else None,
     )
-
-
-# moto rejects GPU instance types; the emulated endpoint uses a CPU type (SPEC, emulator facts).
-LOCAL_VL_INSTANCE_TYPE: Final = "ml.m5.large"
 
 
 @dataclass(frozen=True)
