@@ -14,7 +14,6 @@ import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any, Final
 
 import numpy as np
@@ -22,55 +21,20 @@ import numpy.typing as npt
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from idp import names
-from idp.errors import (
-    CorruptDocument,
-    EmptyInput,
-    EncryptedDocument,
-    ImageTooLarge,
-    NoPages,
-    TooManyPages,
-    UnsupportedMediaType,
-)
+from idp.errors import CorruptDocument, EncryptedDocument, ImageTooLarge, NoPages, TooManyPages
+from idp.lifetime import Closing
+from idp.media_types import detect_media_type
 from idp.names import MediaType
 from idp.ocr.engine import PageImage
 
-SUPPORTED_FORMATS: Final = "PDF, PNG, JPEG, TIFF, BMP, WEBP"
+__all__ = ["Document", "DocumentFacts", "detect_media_type", "open_document"]
 
-# A PDF's header may follow up to 1 KiB of leading junk (readers accept it), and its
-# end-of-file marker may be followed by a little trailing junk.
-_PDF_HEADER_WINDOW: Final = 1024
+# A PDF's end-of-file marker may be followed by a little trailing junk.
 _PDF_TRAILER_WINDOW: Final = 4096
 
 _PDF_ENCRYPT_RE: Final = re.compile(rb"/Encrypt\s*(?:\d+\s+\d+\s+R|<<)")
 _PDF_EMPTY_TREE_RE: Final = re.compile(rb"/Count\s+0(?![\d.])")
 _PDF_PAGES_RE: Final = re.compile(rb"/Count\s+[1-9]")
-
-_IMAGE_SIGNATURES: Final[tuple[tuple[bytes, MediaType], ...]] = (
-    (b"\x89PNG\r\n\x1a\n", MediaType.PNG),
-    (b"\xff\xd8\xff", MediaType.JPEG),
-    (b"II*\x00", MediaType.TIFF),
-    (b"MM\x00*", MediaType.TIFF),
-    (b"II+\x00", MediaType.TIFF),  # BigTIFF
-    (b"MM\x00+", MediaType.TIFF),
-    (b"BM", MediaType.BMP),
-)
-
-# Formats people upload by mistake, named so the error says what the file really is.
-_OTHER_SIGNATURES: Final[tuple[tuple[bytes, str], ...]] = (
-    (b"GIF87a", "a GIF image"),
-    (b"GIF89a", "a GIF image"),
-    (b"PK\x03\x04", "a ZIP container (DOCX, XLSX, PPTX, ODT or ZIP)"),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an OLE2 file (legacy DOC, XLS or PPT)"),
-    (b"{\\rtf", "an RTF document"),
-    (b"%!PS", "a PostScript file"),
-    (b"\x1f\x8b", "a gzip archive"),
-    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
-    (b"Rar!", "a RAR archive"),
-    (b"\x00\x00\x00\x0cjP  ", "a JPEG 2000 image"),
-    (b"\xff\x4f\xff\x51", "a JPEG 2000 codestream"),
-    (b"\x00\x00\x01\x00", "an ICO icon"),
-    (b"8BPS", "a Photoshop document"),
-)
 
 _DECODE_ERRORS: Final = (
     OSError,
@@ -92,60 +56,7 @@ class DocumentFacts:
     page_count: int
 
 
-def detect_media_type(data: bytes) -> MediaType:
-    """The supported media type of `data`, judged by its content alone.
-
-    Raises EmptyInput for zero bytes and UnsupportedMediaType naming what the content is.
-    """
-    if not data:
-        raise EmptyInput("the input file is empty (0 bytes)")
-    for signature, media_type in _IMAGE_SIGNATURES:
-        if data.startswith(signature):
-            return media_type
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return MediaType.WEBP
-    if b"%PDF-" in data[:_PDF_HEADER_WINDOW]:
-        return MediaType.PDF
-    raise UnsupportedMediaType(
-        f"unsupported document format: the content is {describe_content(data)}; "
-        f"supported formats are {SUPPORTED_FORMATS}"
-    )
-
-
-def describe_content(data: bytes) -> str:  # noqa: PLR0911 - one answer per kind
-    """A short human description of content that is not a supported document."""
-    for signature, description in _OTHER_SIGNATURES:
-        if data.startswith(signature):
-            return description
-    if data[4:8] == b"ftyp":
-        brand = data[8:12].decode("ascii", "replace")
-        if brand in ("heic", "heix", "mif1", "msf1", "avif"):
-            return "a HEIF/AVIF image"
-        return "an ISO media file (MP4/MOV/HEIF)"
-    if data[:4] == b"RIFF":
-        return "a RIFF container that is not WEBP (e.g. WAV or AVI)"
-    head = data[:4096]
-    try:
-        text = head.decode("utf-8")
-    except UnicodeDecodeError:
-        # A multi-byte character cut at the window edge is still text.
-        try:
-            text = head[:-3].decode("utf-8")
-        except UnicodeDecodeError:
-            return "unrecognized binary data"
-    lowered = text.lstrip("\ufeff \t\r\n").lower()
-    if lowered.startswith(("<!doctype html", "<html")) or "<html" in lowered[:512]:
-        return "an HTML document"
-    if lowered.startswith("<?xml") or lowered.startswith("<svg"):
-        return "an SVG image" if "<svg" in lowered[:1024] else "an XML document"
-    if lowered.startswith(("{", "[")):
-        return "JSON or other plain text"
-    if all(ch.isprintable() or ch in "\t\r\n\f" for ch in text):
-        return "plain text"
-    return "unrecognized binary data"
-
-
-class Document:
+class Document(Closing):
     """An opened input document whose pages are rasterized lazily, one at a time.
 
     Use as a context manager; `pages()` yields RGB PageImages with 1-based page numbers.
@@ -214,16 +125,7 @@ class Document:
     @contextlib.contextmanager
     def pdf_page(self, number: int) -> Iterator[Any]:
         """Page `number` (1-based, of this file) as a pypdfium2 PdfPage, closed on exit."""
-        pdfium = _pdfium()
-
-        if self._pdf is None:
-            raise TypeError(f"a {_label(self.media_type)} has no PDF pages")
-        try:
-            page = self._pdf[number - 1]
-        except pdfium.PdfiumError as exc:
-            raise CorruptDocument(
-                f"PDF page {self.page_number(number)} cannot be loaded: {exc}"
-            ) from None
+        page = self._load_pdf_page(number - 1)
         try:
             # A page read from its layer is held to the same size limit as a rendered one.
             self._rendered_size(page, self.page_number(number))
@@ -235,11 +137,10 @@ class Document:
         """A new PDF of pages `first`..`last` (1-based, inclusive), copied without rendering."""
         pdfium = _pdfium()
 
-        if self._pdf is None:
-            raise TypeError(f"a {_label(self.media_type)} has no PDF pages to extract")
+        pdf = self._opened_pdf()
         part = pdfium.PdfDocument.new()
         try:
-            part.import_pages(self._pdf, pages=list(range(first - 1, last)))
+            part.import_pages(pdf, pages=list(range(first - 1, last)))
             buffer = io.BytesIO()
             part.save(buffer)
         finally:
@@ -272,15 +173,26 @@ class Document:
             pdf.init_forms()
         return len(pdf)
 
+    def _opened_pdf(self) -> Any:
+        """The open pypdfium2 PdfDocument; TypeError for an image, or once closed."""
+        if self._pdf is None:
+            raise TypeError(f"the {_label(self.media_type)} has no open PDF pages")
+        return self._pdf
+
+    def _load_pdf_page(self, index: int) -> Any:
+        """The PdfPage at 0-based `index` (the caller closes it); CorruptDocument if unloadable."""
+        pdf = self._opened_pdf()
+        try:
+            return pdf[index]
+        except _pdfium().PdfiumError as exc:
+            number = self.page_number(index + 1)
+            raise CorruptDocument(f"PDF page {number} cannot be loaded: {exc}") from None
+
     def _render_pdf_page(self, index: int) -> npt.NDArray[np.uint8]:
         pdfium = _pdfium()
 
-        assert self._pdf is not None
-        number = self._page_offset + index + 1
-        try:
-            page = self._pdf[index]
-        except pdfium.PdfiumError as exc:
-            raise CorruptDocument(f"PDF page {number} cannot be loaded: {exc}") from None
+        number = self.page_number(index + 1)
+        page = self._load_pdf_page(index)
         try:
             self._rendered_size(page, number)
             try:
@@ -336,8 +248,9 @@ class Document:
             ) from None
 
     def _decode_image_frame(self, index: int) -> npt.NDArray[np.uint8]:
-        assert self._image is not None
         image = self._image
+        if image is None:
+            raise TypeError(f"the {_label(self.media_type)} has no open image")
         label = _label(self.media_type)
         number = self._page_offset + index + 1
         where = f"{label} page {number}" if self.page_count > 1 or number > 1 else label
@@ -389,34 +302,9 @@ class Document:
             self._image.close()
             self._image = None
 
-    def __enter__(self) -> Document:
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-def open_document(
-    data: bytes,
-    *,
-    pdf_scale: float = names.DEFAULT_PDF_SCALE,
-    max_pages: int = names.DEFAULT_MAX_PAGES,
-    max_pixels: int = names.MAX_IMAGE_PIXELS,
-    page_offset: int = 0,
-) -> Document:
-    """Open `data` as a document (raises the JobError that says why it cannot be used)."""
-    return Document(
-        data,
-        pdf_scale=pdf_scale,
-        max_pages=max_pages,
-        max_pixels=max_pixels,
-        page_offset=page_offset,
-    )
+# Open bytes as a document: raises the JobError that says why they cannot be used.
+open_document = Document
 
 
 _PIL_FORMATS: Final[dict[MediaType, str]] = {

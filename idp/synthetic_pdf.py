@@ -60,7 +60,8 @@ class PageSpec:
 def _font_file() -> Path:
     # fpdf2 embeds TrueType fonts from a file: write Pillow's bundled font out once.
     font = ImageFont.load_default(size=FONT_SIZE_PT)
-    assert isinstance(font, ImageFont.FreeTypeFont)
+    if not isinstance(font, ImageFont.FreeTypeFont):
+        raise RuntimeError("Pillow's default font is a bitmap font here: FreeType support missing")
     path = Path(tempfile.gettempdir()) / "idp-synthetic-aileron.ttf"
     if not path.exists():
         path.write_bytes(font.font_bytes)

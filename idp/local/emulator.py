@@ -6,15 +6,22 @@ import logging
 import urllib.request
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import boto3
 from botocore.config import Config
 
-if TYPE_CHECKING:
-    from types import TracebackType
+from idp.lifetime import Service
 
+if TYPE_CHECKING:
     from moto.server import ThreadedMotoServer
+    from mypy_boto3_cloudformation import CloudFormationClient
+    from mypy_boto3_cloudwatch import CloudWatchClient
+    from mypy_boto3_dynamodb import DynamoDBClient, DynamoDBServiceResource
+    from mypy_boto3_s3 import S3Client
+    from mypy_boto3_sagemaker import SageMakerClient
+    from mypy_boto3_sns import SNSClient
+    from mypy_boto3_sqs import SQSClient
 
 REGION = "us-east-1"
 ACCOUNT_ID = "123456789012"  # moto's default account
@@ -28,26 +35,38 @@ class AwsEndpoint:
     url: str | None
     region: str = REGION
 
-    def client(self, service: str, **kwargs: Any) -> Any:
+    @overload
+    def client(self, service: Literal["cloudformation"]) -> CloudFormationClient: ...
+    @overload
+    def client(self, service: Literal["cloudwatch"]) -> CloudWatchClient: ...
+    @overload
+    def client(self, service: Literal["dynamodb"]) -> DynamoDBClient: ...
+    @overload
+    def client(self, service: Literal["s3"]) -> S3Client: ...
+    @overload
+    def client(self, service: Literal["sagemaker"]) -> SageMakerClient: ...
+    @overload
+    def client(self, service: Literal["sns"]) -> SNSClient: ...
+    @overload
+    def client(self, service: Literal["sqs"]) -> SQSClient: ...
+    def client(self, service: str) -> Any:
         config = Config(retries={"mode": "standard", "max_attempts": 5}, connect_timeout=5)
-        extra: dict[str, Any] = dict(_CREDENTIALS) if self.url else {}
         return boto3.client(
             service,  # type: ignore[call-overload]
             endpoint_url=self.url,
             region_name=self.region,
             config=config,
-            **extra,
-            **kwargs,
+            **self._credentials(),
         )
 
-    def resource(self, service: str) -> Any:
-        extra: dict[str, Any] = dict(_CREDENTIALS) if self.url else {}
+    def resource(self, service: Literal["dynamodb"]) -> DynamoDBServiceResource:
         return boto3.resource(
-            service,  # type: ignore[call-overload]
-            endpoint_url=self.url,
-            region_name=self.region,
-            **extra,
+            service, endpoint_url=self.url, region_name=self.region, **self._credentials()
         )
+
+    def _credentials(self) -> dict[str, Any]:
+        """The emulator's fixed credentials; none for the real AWS (the usual chain applies)."""
+        return dict(_CREDENTIALS) if self.url else {}
 
     def process_env(self) -> dict[str, str]:
         """Environment for a child process whose boto3 clients must reach this endpoint."""
@@ -61,7 +80,7 @@ class AwsEndpoint:
         return env
 
 
-class EmbeddedAws:
+class EmbeddedAws(Service):
     """moto's standalone server, started in this process on 127.0.0.1 and a free port."""
 
     def __init__(self) -> None:
@@ -90,18 +109,6 @@ class EmbeddedAws:
         if self._server is not None:
             self._server.stop()
             self._server = None
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def _endpoint_updates_move_last_modified() -> None:

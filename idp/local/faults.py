@@ -11,13 +11,20 @@ import logging
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from idp import names
 from idp.local.loopback import LoopbackServer, read_body, reply
+from idp.names import JobStatus
+from idp.topology import Function
+
+if TYPE_CHECKING:
+    from idp.local.emulator import AwsEndpoint
+    from idp.local.functions import LocalFunction
 
 logger = logging.getLogger("idp.local.faults")
 
@@ -54,6 +61,104 @@ class FaultCounter:
             self._left -= 1
             self.fired += 1
             return True
+
+
+class LambdaFaults:
+    """The faults that strike Lambda: throttled Invoke calls, chunk events delivered twice, lost
+    on-failure records, and processor environments dying in the middle of their work.
+
+    The crashes watch the job record from a thread of their own and kill the environment when
+    the job shows the step they strike after, as an OOM kill or a host failure would.
+    """
+
+    def __init__(
+        self,
+        faults: Faults,
+        *,
+        endpoint: AwsEndpoint,
+        jobs_table: str,
+        functions: Mapping[Function, LocalFunction],
+    ) -> None:
+        self._faults = faults
+        self._endpoint = endpoint
+        self._jobs_table = jobs_table
+        self._functions = functions  # filled when the runtime deploys them
+        self.processor_crashes = FaultCounter(faults.processor_crashes)
+        self.lambda_invoke_throttles = FaultCounter(faults.lambda_invoke_throttles)
+        self.lost_failure_destinations = FaultCounter(faults.lost_failure_destinations)
+        self.duplicate_chunk_events = FaultCounter(faults.duplicate_chunk_events)
+        self.chunk_crashes = FaultCounter(faults.chunk_crashes)
+        self.merge_crashes = FaultCounter(faults.merge_crashes)
+
+    def arm_processor_crash(
+        self, event: Any, *, attempt: int, request_id: str, finished: threading.Event
+    ) -> None:
+        """Before a processor invocation: watch it for the crash that is due, if any."""
+        chunk = event.get("chunk") if isinstance(event, dict) else None
+        if (
+            isinstance(chunk, dict)
+            and chunk.get("index") == self._faults.crash_chunk_index
+            and self.chunk_crashes.take()
+        ):
+            threading.Thread(
+                target=self._crash_chunk_mid_page,
+                args=(str(event.get("job_id")), int(chunk["index"]), request_id, finished),
+                daemon=True,
+            ).start()
+        elif self.processor_crashes.take():
+            threading.Thread(
+                target=self._crash_when_processing,
+                args=(str(event.get("job_id")), attempt, finished),
+                daemon=True,
+            ).start()
+
+    def crash_after_merge_claim(self, write: dict[str, Any]) -> None:
+        """Kill the processor that has just claimed a merge, before it hears the answer."""
+        if "merge_invocation" not in str(write.get("UpdateExpression", "")):
+            return
+        request_id = write.get("ExpressionAttributeValues", {}).get(":inv", {}).get("S")
+        if request_id and self.merge_crashes.take():
+            logger.warning("fault: the merging processor dies right after claiming the merge")
+            self._processor.crash_request(str(request_id))
+
+    @property
+    def _processor(self) -> LocalFunction:
+        return self._functions[Function.PROCESSOR]
+
+    def _job_reader(self, job_id: str) -> Callable[[], dict[str, Any]]:
+        """Reads the job's record (consistently) each time it is called."""
+        table = self._endpoint.resource("dynamodb").Table(self._jobs_table)
+
+        def read() -> dict[str, Any]:
+            item = table.get_item(Key={names.JOB_ID_ATTR: job_id}, ConsistentRead=True)
+            return dict(item.get("Item", {}))
+
+        return read
+
+    def _crash_chunk_mid_page(
+        self, job_id: str, index: int, request_id: str, finished: threading.Event
+    ) -> None:
+        """Kill the environment of one chunk's invocation once its first page shows done."""
+        job = self._job_reader(job_id)
+        while not finished.wait(0.05):
+            progress = job().get("page_progress", {})
+            if int(progress.get(str(index), 0)) >= 1:
+                if self._processor.crash_request(request_id):
+                    logger.warning("fault: killed chunk %d of job %s mid-chunk", index, job_id)
+                return
+
+    def _crash_when_processing(self, job_id: str, attempt: int, finished: threading.Event) -> None:
+        """Kill the processor once this attempt shows on the job (PROCESSING, attempts ≥ n)."""
+        job = self._job_reader(job_id)
+        while not finished.wait(0.05):
+            record = job()
+            started = int(record.get("attempts", 0)) >= attempt
+            if started and record.get("status") == JobStatus.PROCESSING.value:
+                if finished.wait(self._faults.processor_crash_after_seconds):
+                    return
+                if self._processor.kill_in_flight():
+                    logger.warning("fault: killed the processor in attempt %d", attempt)
+                    return
 
 
 _WRITE_TARGETS = ("PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem")

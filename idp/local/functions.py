@@ -128,6 +128,9 @@ class ExecutionEnvironment(Protocol):
     def kill(self) -> None: ...
 
 
+EnvironmentFactory = Callable[[dict[str, str]], ExecutionEnvironment]
+
+
 class _Environment:
     """One execution environment (a spawned worker process)."""
 
@@ -193,7 +196,7 @@ class LocalFunction:
         memory_mb: int,
         timeout_s: float,
         concurrency: int = 1,
-        environment_factory: Callable[[dict[str, str]], ExecutionEnvironment] | None = None,
+        environment_factory: EnvironmentFactory | None = None,
     ) -> None:
         self.name = name
         self.handler = handler

@@ -231,7 +231,8 @@ class ContainerEnvironment:
                 self.kill()
                 return Invocation.timed_out(timeout_s, started=started, cold_start=cold)
         elapsed = time.monotonic() - started
-        assert pending.result is not None
+        if pending.result is None:  # done is set only once the result is in
+            raise RuntimeError(f"invocation {request_id} ended without a result")
         kind, payload = pending.result
         if kind == "response":
             return Invocation("ok", payload=payload, duration_s=elapsed, cold_start=cold)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 
 from idp.client import PipelineClient, PipelineNames
+from idp.lifetime import Service
 from idp.local.emulator import AwsEndpoint, EmbeddedAws
 from idp.local.resources import LocalResources, provision
 from idp.local.runtime import LocalRuntime
@@ -28,7 +27,7 @@ def seed_model_cache(endpoint: AwsEndpoint, bucket: str, models_dir: Path) -> li
     return imported
 
 
-class LocalPipeline:
+class LocalPipeline(Service):
     """Start with `with LocalPipeline(settings) as pipeline:`; everything stops on exit."""
 
     def __init__(self, settings: LocalSettings) -> None:
@@ -80,19 +79,3 @@ class LocalPipeline:
                 queue_url=resources.queue_url,
             ),
         )
-
-    def __enter__(self) -> Self:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()

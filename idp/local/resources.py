@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Final
 
 from idp import names
 from idp.client import PipelineNames
@@ -14,7 +14,14 @@ from idp.names import Env
 from idp.store import jobs_table_definition
 from idp.topology import FUNCTIONS, Function, Topic, scale_in_alarm_name
 
+if TYPE_CHECKING:
+    from mypy_boto3_cloudwatch import CloudWatchClient
+    from mypy_boto3_sagemaker import SageMakerClient
+    from mypy_boto3_sqs import SQSClient
+
 LOCAL_PREFIX = "paddle-idp-local"
+# moto rejects GPU instance types; the emulated endpoint uses a CPU type (SPEC, emulator facts).
+LOCAL_VL_INSTANCE_TYPE: Final = "ml.m5.large"
 
 
 def _input_bucket(prefix: str) -> str:
@@ -55,10 +62,6 @@ def pipeline_names(endpoint: AwsEndpoint, prefix: str = LOCAL_PREFIX) -> Pipelin
         vl_endpoint=vl_endpoint if vl_enabled else None,
         vl_scale_in_alarm=_scale_in_alarm(prefix) if vl_enabled else None,
     )
-
-
-# moto rejects GPU instance types; the emulated endpoint uses a CPU type (SPEC, emulator facts).
-LOCAL_VL_INSTANCE_TYPE = "ml.m5.large"
 
 
 @dataclass(frozen=True)
@@ -222,13 +225,17 @@ def provision(
     )
 
 
-def _queue_arn(sqs: Any, url: str) -> str:
+def _queue_arn(sqs: SQSClient, url: str) -> str:
     attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])
     return str(attributes["Attributes"]["QueueArn"])
 
 
 def _create_scaled_in_endpoint(
-    sagemaker: Any, *, endpoint_name: str, results_bucket: str, topic_arns: dict[Topic, str]
+    sagemaker: SageMakerClient,
+    *,
+    endpoint_name: str,
+    results_bucket: str,
+    topic_arns: dict[Topic, str],
 ) -> None:
     model_name = f"{endpoint_name}-model"
     config_name = f"{endpoint_name}-config"
@@ -272,7 +279,11 @@ def _create_scaled_in_endpoint(
 
 
 def put_scale_in_alarm(
-    cloudwatch: Any, *, alarm_name: str, endpoint_name: str, actions: Sequence[str] = ()
+    cloudwatch: CloudWatchClient,
+    *,
+    alarm_name: str,
+    endpoint_name: str,
+    actions: Sequence[str] = (),
 ) -> None:
     """The VL endpoint's idle-backlog alarm, defined as the stack defines it."""
     cloudwatch.put_metric_alarm(

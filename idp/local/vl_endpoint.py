@@ -21,18 +21,21 @@ import urllib.request
 import uuid
 from collections import deque
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from idp import names
+from idp.aws.s3 import parse_s3_uri
 from idp.local.faults import FaultCounter
+from idp.local.loops import Loops
 from idp.local.service_api import ApiError, AsyncInvokeAccepted, AsyncInvokeRequest
+from idp.timestamps import utc_now
 from idp.topology import Topic
 
 if TYPE_CHECKING:
-    from idp.local.emulator import AwsEndpoint
-    from idp.local.resources import LocalResources
-    from idp.local.settings import LocalSettings
+    from mypy_boto3_s3 import S3Client
+    from mypy_boto3_sns import SNSClient
+
+    from idp.local.context import ServiceContext
 
 logger = logging.getLogger("idp.local.vl")
 
@@ -50,15 +53,6 @@ class _Pending:
     received: str
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _split_s3(uri: str) -> tuple[str, str]:
-    bucket, _, key = uri.removeprefix("s3://").partition("/")
-    return bucket, key
-
-
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -66,18 +60,14 @@ def _free_port() -> int:
 
 
 class VlEndpointSimulator:
-    def __init__(
-        self,
-        *,
-        endpoint: AwsEndpoint,
-        resources: LocalResources,
-        settings: LocalSettings,
-        stop: threading.Event,
-    ) -> None:
-        self._endpoint = endpoint
-        self._resources = resources
+    """The endpoint's variant: its instance (the container server) and its request queue."""
+
+    def __init__(self, context: ServiceContext) -> None:
+        settings = context.settings
+        self._endpoint = context.endpoint
+        self._resources = context.resources
         self._settings = settings
-        self._stop = stop
+        self._stop = context.stop
         self._pending: deque[_Pending] = deque()
         self._in_flight = 0
         self._cv = threading.Condition()
@@ -86,7 +76,7 @@ class VlEndpointSimulator:
         self._ready = False
         self._start_error: dict[str, str] | None = None
         self._instances = 0
-        self._threads: list[threading.Thread] = []
+        self._loops = Loops(context.stop)
         self.starts = 0  # how many times the container was started (tests read it)
         self.peak_in_flight = 0  # the most invocations the instance ran at once
         self._log_path = settings.work_dir / "vl-container.log"
@@ -95,15 +85,14 @@ class VlEndpointSimulator:
 
     # -- public ---------------------------------------------------------------------------------
     def start(self) -> None:
-        self._threads.append(self._thread("vl-capacity", self._watch_capacity))
+        self._loops.spawn("vl-capacity", self._watch_capacity)
         for i in range(names.VL_MAX_CONCURRENT_INVOCATIONS):
-            self._threads.append(self._thread(f"vl-invoke-{i}", self._dispatch))
+            self._loops.spawn(f"vl-invoke-{i}", self._dispatch)
 
     def stop(self) -> None:
         with self._cv:
             self._cv.notify_all()
-        for thread in self._threads:
-            thread.join(timeout=30)
+        self._loops.join()
         self._stop_server()
 
     @property
@@ -135,8 +124,10 @@ class VlEndpointSimulator:
             raise ApiError(400, "ThrottlingException", "Rate exceeded")
         if request.endpoint_name != self._resources.vl_endpoint:
             raise ApiError(400, "ValidationError", f"Endpoint {request.endpoint_name} not found.")
-        if not request.input_location.startswith("s3://"):
-            raise ApiError(400, "ValidationError", "InputLocation must be an s3:// URI")
+        try:
+            parse_s3_uri(request.input_location)
+        except ValueError:
+            raise ApiError(400, "ValidationError", "InputLocation must be an s3:// URI") from None
         inference_id = request.inference_id or str(uuid.uuid4())
         bucket = self._resources.results_bucket
         pending = _Pending(
@@ -145,7 +136,7 @@ class VlEndpointSimulator:
             content_type=request.content_type,
             output_location=f"s3://{bucket}/{names.VL_OUTPUT_PREFIX}{inference_id}.out",
             failure_location=f"s3://{bucket}/{names.VL_FAILURE_PREFIX}{inference_id}-error.out",
-            received=_now(),
+            received=utc_now(),
         )
         with self._cv:
             self._pending.append(pending)
@@ -318,7 +309,7 @@ class VlEndpointSimulator:
                     self._in_flight -= 1
 
     def _run_one(
-        self, item: _Pending, start_error: dict[str, str] | None, s3: Any, sns: Any
+        self, item: _Pending, start_error: dict[str, str] | None, s3: S3Client, sns: SNSClient
     ) -> None:
         if start_error is not None:
             self._finish(item, 500, {"error": start_error}, s3, sns)
@@ -328,7 +319,7 @@ class VlEndpointSimulator:
             error = {"code": "ENGINE_ERROR", "message": "injected fault: the model server failed"}
             self._finish(item, 500, {"error": error}, s3, sns)
             return
-        bucket, key = _split_s3(item.input_location)
+        bucket, key = parse_s3_uri(item.input_location)
         body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
         request = urllib.request.Request(  # noqa: S310 - loopback container URL
             f"{self._server_url}/invocations",
@@ -343,15 +334,15 @@ class VlEndpointSimulator:
         except urllib.error.HTTPError as exc:
             self._finish(item, exc.code, exc.read(), s3, sns)
 
-    def _finish(self, item: _Pending, status: int, body: Any, s3: Any, sns: Any) -> None:
+    def _finish(self, item: _Pending, status: int, body: Any, s3: S3Client, sns: SNSClient) -> None:
         payload = body if isinstance(body, bytes) else json.dumps(body).encode()
         ok = status == 200
         location = item.output_location if ok else item.failure_location
-        bucket, key = _split_s3(location)
+        bucket, key = parse_s3_uri(location)
         s3.put_object(Bucket=bucket, Key=key, Body=payload, ContentType="application/json")
         notification: dict[str, Any] = {
             "awsRegion": self._resources.region,
-            "eventTime": _now(),
+            "eventTime": utc_now(),
             "receivedTime": item.received,
             "invocationStatus": "Completed" if ok else "Failed",
             "requestParameters": {
@@ -377,20 +368,6 @@ class VlEndpointSimulator:
             notification["responseParameters"]["failureLocation"] = location
         topic = Topic.SUCCESS if ok else Topic.ERROR
         sns.publish(TopicArn=self._resources.topic_arns[topic], Message=json.dumps(notification))
-
-    def _thread(self, name: str, target: Any) -> threading.Thread:
-        def guarded() -> None:
-            while not self._stop.is_set():
-                try:
-                    target()
-                    return
-                except Exception:
-                    logger.exception("VL endpoint loop %s failed; restarting it", name)
-                    time.sleep(0.5)
-
-        thread = threading.Thread(target=guarded, name=name, daemon=True)
-        thread.start()
-        return thread
 
 
 def _json(raw: bytes) -> Any:

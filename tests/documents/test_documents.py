@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from idp import synthetic
-from idp.documents import detect_media_type, open_document
+from idp.documents import open_document
 from idp.errors import (
     CorruptDocument,
     EmptyInput,
@@ -21,6 +21,7 @@ from idp.errors import (
     TooManyPages,
     UnsupportedMediaType,
 )
+from idp.media_types import detect_media_type
 from idp.names import MediaType
 
 

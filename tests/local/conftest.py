@@ -8,16 +8,13 @@ from pathlib import Path
 import pytest
 
 from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
+from tests.local_runs import running_pipeline
 
 
 @pytest.fixture(scope="module")
 def pipeline(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) -> Iterator[LocalPipeline]:
-    settings = LocalSettings(
-        work_dir=tmp_path_factory.mktemp("local-pipeline"),
-        models_dir=models_dir,
-        vl_substitute=True,
-        alarm_period_seconds=0.5,
-    )
-    with LocalPipeline(settings) as running:
+    work_dir = tmp_path_factory.mktemp("local-pipeline")
+    with running_pipeline(
+        work_dir, models_dir, vl_substitute=True, alarm_period_seconds=0.5
+    ) as running:
         yield running

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +15,9 @@ from idp import names
 from idp.client import PipelineClient
 from idp.local.pipeline import LocalPipeline
 from idp.names import JobStatus, OcrModel
-from idp.synthetic import encode, encode_pages, long_pdf, render_page, sample_lines
+from idp.synthetic import encode, encode_pages, render_page, sample_lines
 from idp.textmetrics import character_error_rate
+from tests.local_runs import page_text, wait_for, write_long_pdf
 from tests.pdftext import pdf_text, read_pages
 from tests.placement import overlay_marks, page_as_rendered
 
@@ -44,25 +44,12 @@ def _page(lines: list[str]) -> Any:
     return render_page(lines, size=(1700, 80 + 66 * len(lines)), font_size=34, margin=50)
 
 
-def _page_text(result: dict[str, Any], page: int) -> str:
-    return "\n".join(line["text"] for line in result["pages"][page - 1]["lines"])
-
-
 def _endpoint_capacity(pipeline: LocalPipeline) -> int:
     assert pipeline.resources is not None
     described = pipeline.endpoint.client("sagemaker").describe_endpoint(
         EndpointName=pipeline.resources.vl_endpoint
     )
     return int(described["ProductionVariants"][0]["DesiredInstanceCount"])
-
-
-def _wait_for(predicate: Any, timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.25)
-    pytest.fail(f"timed out waiting for {what}")
 
 
 def test_local_run_cli_recognizes_a_png_and_a_pdf(tmp_path: Path, models_dir: Path) -> None:
@@ -95,9 +82,9 @@ def test_local_run_cli_recognizes_a_png_and_a_pdf(tmp_path: Path, models_dir: Pa
     assert [row["pages"] for row in rows] == [1, 2]
     png_result = json.loads(Path(rows[0]["result"]).read_text())
     pdf_result = json.loads(Path(rows[1]["result"]).read_text())
-    assert character_error_rate("\n".join(png_lines), _page_text(png_result, 1)) <= 0.02
+    assert character_error_rate("\n".join(png_lines), page_text(png_result, 1)) <= 0.02
     for number, lines in enumerate(pdf_lines, start=1):
-        assert character_error_rate("\n".join(lines), _page_text(pdf_result, number)) <= 0.02
+        assert character_error_rate("\n".join(lines), page_text(pdf_result, number)) <= 0.02
     # AND each result folder holds the searchable PDF, whose text pdftotext reads back
     for row, result in ((rows[0], png_result), (rows[1], pdf_result)):
         searchable = Path(row["result"]).with_name(names.RESULT_PDF)
@@ -108,9 +95,8 @@ def test_local_run_cli_fans_a_long_pdf_out_and_merges_it_in_order(
     tmp_path: Path, models_dir: Path
 ) -> None:
     # GIVEN a 23-page PDF with its number on every page
-    data, texts = long_pdf(23)
     pdf = tmp_path / "long.pdf"
-    pdf.write_bytes(data)
+    texts = write_long_pdf(pdf, 23)
 
     # WHEN `idp local run` OCRs it in chunks of 5 pages on 2 workers
     done = _idp(
@@ -125,13 +111,13 @@ def test_local_run_cli_fans_a_long_pdf_out_and_merges_it_in_order(
     result = json.loads(Path(row["result"]).read_text())
     assert [page["page"] for page in result["pages"]] == list(range(1, 24))
     for number, text in enumerate(texts, start=1):
-        assert character_error_rate(text, _page_text(result, number)) <= 0.05, number
+        assert character_error_rate(text, page_text(result, number)) <= 0.05, number
     assert result["timings_ms"]["chunks"] == 5
     # AND result.pdf, joined from the chunks' parts, beside it: 23 pages carrying that text
     searchable = Path(row["result"]).with_name(names.RESULT_PDF)
     assert len(read_pages(searchable)) == 23
     for number in (1, 6, 23):
-        assert pdf_text(searchable, number).split() == _page_text(result, number).split()
+        assert pdf_text(searchable, number).split() == page_text(result, number).split()
 
 
 def test_local_run_cli_exits_nonzero_when_a_job_fails(tmp_path: Path) -> None:
@@ -166,7 +152,7 @@ def test_s3_upload_under_input_prefix_is_picked_up(pipeline: LocalPipeline) -> N
     def job_for_key() -> dict[str, Any] | None:
         return next((job for job in client.jobs() if job.get("input_key") == key), None)
 
-    _wait_for(lambda: job_for_key() is not None, 60, "a job for the uploaded object")
+    wait_for(lambda: job_for_key() is not None, timeout_s=60, what="a job for the uploaded object")
     job = job_for_key()
     assert job is not None
     records = client.wait([job["job_id"]], timeout_s=JOB_TIMEOUT_S)
@@ -176,14 +162,15 @@ def test_s3_upload_under_input_prefix_is_picked_up(pipeline: LocalPipeline) -> N
     assert record is not None
     assert record["status"] == JobStatus.COMPLETED, record.get("error")
     result = client.result_document(job["job_id"])
-    assert character_error_rate("\n".join(lines), _page_text(result, 1)) <= 0.02
+    assert character_error_rate("\n".join(lines), page_text(result, 1)) <= 0.02
 
 
 def test_vl_job_scales_the_endpoint_out_completes_and_scales_back_in(
     pipeline: LocalPipeline, tmp_path: Path
 ) -> None:
     # GIVEN the VL endpoint at 0 instances and a page for PaddleOCR-VL (substitute engine)
-    assert pipeline.runtime is not None
+    runtime = pipeline.runtime
+    assert runtime is not None
     assert _endpoint_capacity(pipeline) == 0
     lines = sample_lines(3, offset=20)
     page = tmp_path / "vl.png"
@@ -198,15 +185,15 @@ def test_vl_job_scales_the_endpoint_out_completes_and_scales_back_in(
     assert record is not None
     assert record["status"] == JobStatus.COMPLETED, record.get("error")
     assert record["backend"] == "sagemaker"
-    assert pipeline.runtime.vl.starts >= 1
+    assert runtime.vl.starts >= 1
     result = client.result_document(submitted.job_id)
     assert result["engine"]["substitute"] is True
-    assert character_error_rate("\n".join(lines), _page_text(result, 1)) <= 0.02
+    assert character_error_rate("\n".join(lines), page_text(result, 1)) <= 0.02
 
     # AND the idle alarm returns the endpoint to 0 and the container stops
-    _wait_for(lambda: _endpoint_capacity(pipeline) == 0, 120, "scale-in to 0")
-    _wait_for(lambda: not pipeline.runtime.vl.running, 30, "the container to stop")
-    assert "ALARM" in pipeline.runtime.stats.alarm_states
+    wait_for(lambda: _endpoint_capacity(pipeline) == 0, timeout_s=120, what="scale-in to 0")
+    wait_for(lambda: not runtime.vl.running, timeout_s=30, what="the container to stop")
+    assert "ALARM" in runtime.stats.alarm_states
 
 
 def test_idp_status_and_jobs_show_what_dynamodb_holds(
@@ -300,7 +287,7 @@ def test_a_pdf_scanned_sideways_and_upside_down_reads_upright_and_its_overlay_li
     result = client.result_document(job_id)
     assert [page["rotation"] for page in result["pages"]] == [90, 180]
     for number, lines in enumerate(pages_lines, start=1):
-        assert character_error_rate("\n".join(lines), _page_text(result, number)) <= 0.02
+        assert character_error_rate("\n".join(lines), page_text(result, number)) <= 0.02
     # AND the overlay is page 1 as uploaded, its boxes drawn over the page's text
     assert overlay.returncode == 0, overlay.stderr
     original = page_as_rendered(document, 1)

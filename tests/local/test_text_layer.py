@@ -14,10 +14,10 @@ import pytest
 
 from idp.jobs import JobOptions
 from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel, TextLayerMode
 from idp.synthetic_pdf import born_digital_pdf, fine_print, garbled, mixed_pages, page_lines
 from idp.textmetrics import character_error_rate
+from tests.local_runs import running_pipeline
 
 pytestmark = pytest.mark.ocr
 
@@ -26,15 +26,14 @@ JOB_TIMEOUT_S = 600.0
 
 @pytest.fixture(scope="module")
 def pipeline(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) -> Iterator[LocalPipeline]:
-    settings = LocalSettings(
-        work_dir=tmp_path_factory.mktemp("text-layer"),
-        models_dir=models_dir,
+    with running_pipeline(
+        tmp_path_factory.mktemp("text-layer"),
+        models_dir,
         vl_enabled=False,
         processor_concurrency=2,
         chunk_pages=4,
         quiet_functions=True,
-    )
-    with LocalPipeline(settings) as running:
+    ) as running:
         yield running
 
 

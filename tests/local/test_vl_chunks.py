@@ -12,11 +12,9 @@ from pathlib import Path
 import pytest
 
 from idp import names
-from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
-from idp.synthetic import long_pdf
 from idp.textmetrics import character_error_rate
+from tests.local_runs import page_text, running_pipeline, write_long_pdf
 from tests.pdftext import pdf_text, read_pages
 
 pytestmark = pytest.mark.ocr
@@ -24,31 +22,23 @@ pytestmark = pytest.mark.ocr
 JOB_TIMEOUT_S = 300.0
 
 
-def _page_text(result: dict[str, object], page: int) -> str:
-    pages = result["pages"]
-    assert isinstance(pages, list)
-    return "\n".join(line["text"] for line in pages[page - 1]["lines"])
-
-
 def test_a_long_vl_document_goes_to_the_endpoint_in_chunks_served_together(
     tmp_path: Path, models_dir: Path
 ) -> None:
     # GIVEN a 23-page PDF (different text on every page), 5-page chunks, and the VL endpoint
     # (substitute engine) at 0 instances
-    data, texts = long_pdf(23)
     document = tmp_path / "long-vl.pdf"
-    document.write_bytes(data)
-    settings = LocalSettings(
-        work_dir=tmp_path / "work",
-        models_dir=models_dir,
+    texts = write_long_pdf(document, 23)
+    with running_pipeline(
+        tmp_path / "work",
+        models_dir,
         vl_substitute=True,
         chunk_pages=5,
         quiet_functions=True,
         # The idle alarm (2 s periods here, 60 s on AWS) must not scale the endpoint in while
         # the processor, slow to start on a loaded machine, is still counting the pages.
         alarm_period_seconds=60,
-    )
-    with LocalPipeline(settings) as pipeline:
+    ) as pipeline:
         assert pipeline.runtime is not None
         client = pipeline.client()
 
@@ -77,7 +67,7 @@ def test_a_long_vl_document_goes_to_the_endpoint_in_chunks_served_together(
     assert peak >= 2
     assert [page["page"] for page in result["pages"]] == list(range(1, 24))
     for number, text in enumerate(texts, start=1):
-        assert character_error_rate(text, _page_text(result, number)) <= 0.05, number
+        assert character_error_rate(text, page_text(result, number)) <= 0.05, number
     assert result["engine"]["substitute"] is True
     # AND result.pdf holds the 23 pages with their text, as for a CPU job
     assert len(read_pages(result_pdf)) == 23

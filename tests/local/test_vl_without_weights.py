@@ -6,21 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode, render_page, sample_lines
+from tests.local_runs import running_pipeline
 
 
 @pytest.mark.ocr
 def test_vl_job_without_weights_fails_with_model_unavailable(tmp_path: Path) -> None:
     # GIVEN a local pipeline whose VL endpoint must find real PaddleOCR-VL weights (none here)
-    settings = LocalSettings(work_dir=tmp_path / "work", vl_substitute=False)
     page = tmp_path / "page.png"
     page.write_bytes(
         encode(render_page(sample_lines(2), size=(1400, 170), font_size=28, margin=40), "PNG")
     )
-    with LocalPipeline(settings) as pipeline:
+    with running_pipeline(tmp_path / "work", None, vl_substitute=False) as pipeline:
         client = pipeline.client()
 
         # WHEN a PaddleOCR-VL job is submitted

@@ -8,8 +8,7 @@ visibility timeout is short so that a message which names no job reaches the DLQ
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,12 +16,13 @@ from typing import Any
 import pytest
 
 from idp import names
-from idp.client import PipelineClient
+from idp.client import PipelineClient, Submitted
 from idp.local.pipeline import LocalPipeline
 from idp.local.resources import LocalResources
 from idp.local.runtime import LocalRuntime
-from idp.local.settings import LocalSettings
 from idp.synthetic import encode, render_page
+from idp.textmetrics import character_error_rate
+from tests.local_runs import running_pipeline
 
 MAX_PAGES = 5
 MAX_INPUT_BYTES = 2_000_000
@@ -74,6 +74,11 @@ class Reliability:
             "job_id": job_id,
         }
 
+    def run(self, path: Path, *, lang: str = "en") -> tuple[Submitted, dict[str, Any]]:
+        """Submit a PP-OCRv5 job for `path` and wait for its terminal record."""
+        submitted = self.client.submit(path, model=names.OcrModel.PP_OCRV5, lang=lang)
+        return submitted, self.wait_terminal([submitted.job_id])[submitted.job_id]
+
     def record(self, job_id: str) -> dict[str, Any]:
         record = self.client.job(job_id)
         assert record is not None, f"no job record for {job_id}"
@@ -89,6 +94,16 @@ class Reliability:
         assert not stuck, f"jobs not terminal after {JOB_TIMEOUT_S:.0f} s: {stuck}"
         return {job_id: record for job_id, record in records.items() if record is not None}
 
+    def assert_completed_once(self, record: dict[str, Any], text: str) -> None:
+        """The job completed after one processor run, its first page reading `text`."""
+        job_id = record[names.JOB_ID_ATTR]
+        assert record["status"] == names.JobStatus.COMPLETED, record.get("error")
+        assert record["attempts"] == 1
+        assert self.runtime.stats.processor_events[job_id] == 1
+        result = self.client.result_document(job_id)
+        recognized = "\n".join(line["text"] for line in result["pages"][0]["lines"])
+        assert character_error_rate(text, recognized) <= 0.05
+
     def queue_drained(self) -> bool:
         """Nothing waiting and nothing in flight on the job queue."""
         attributes = self.sqs.get_queue_attributes(
@@ -102,15 +117,6 @@ class Reliability:
         return all(int(value) == 0 for value in attributes.values())
 
 
-def wait_for(predicate: Callable[[], bool], *, timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.2)
-    pytest.fail(f"timed out after {timeout_s:.0f} s waiting for {what}")
-
-
 def good_page_png(text: str) -> bytes:
     """A small page with one known line: cheap for the engine on a 2-core machine."""
     return encode(render_page([text], size=(900, 90), font_size=30, margin=20), "PNG")
@@ -120,15 +126,14 @@ def good_page_png(text: str) -> bytes:
 def reliability(
     tmp_path_factory: pytest.TempPathFactory, models_dir: Path
 ) -> Iterator[Reliability]:
-    settings = LocalSettings(
-        work_dir=tmp_path_factory.mktemp("reliability-pipeline"),
-        models_dir=models_dir,
+    with running_pipeline(
+        tmp_path_factory.mktemp("reliability-pipeline"),
+        models_dir,
         vl_enabled=False,
         max_pages=MAX_PAGES,
         max_input_bytes=MAX_INPUT_BYTES,
         visibility_timeout_seconds=VISIBILITY_TIMEOUT_S,
         invoker_batch_size=2,  # two deliveries of one message can share a batch
         processor_concurrency=1,
-    )
-    with LocalPipeline(settings) as pipeline:
+    ) as pipeline:
         yield Reliability(pipeline=pipeline, client=pipeline.client())

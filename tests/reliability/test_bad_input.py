@@ -20,13 +20,12 @@ from PIL import Image
 
 from idp import names, synthetic
 from idp.names import JobStatus, OcrModel
-from idp.textmetrics import character_error_rate
+from tests.local_runs import wait_for
 from tests.reliability.conftest import (
     MAX_INPUT_BYTES,
     MAX_PAGES,
     Reliability,
     good_page_png,
-    wait_for,
 )
 
 pytestmark = pytest.mark.ocr
@@ -105,6 +104,7 @@ class BadMessage:
 
     code: str
     message_parts: tuple[str, ...]
+    at_admission = True  # the invoker refuses every one of them
 
 
 BAD_MESSAGES: dict[str, BadMessage] = {
@@ -113,6 +113,8 @@ BAD_MESSAGES: dict[str, BadMessage] = {
     "input-key-does-not-exist": BadMessage("INPUT_NOT_FOUND", ("does not exist",)),
     "unknown-model-in-s3-key": BadMessage("UNSUPPORTED_MODEL", ("NoSuchModel", "use one of")),
 }
+
+BAD_INPUTS: dict[str, BadFile | BadMessage] = {**BAD_FILES, **BAD_MESSAGES}
 
 # Bodies that cannot name a job at all: no job record, retried by SQS, then dead-lettered.
 UNNAMEABLE: dict[str, str] = {
@@ -195,12 +197,13 @@ def dead_letters(reliability: Reliability, batch: Batch) -> dict[str, dict[str, 
     return found
 
 
-@pytest.mark.parametrize("case", list(BAD_FILES))
-def test_bad_file_ends_failed_with_its_code(
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_bad_file_or_request_ends_failed_with_its_code(
     reliability: Reliability, batch: Batch, case: str
 ) -> None:
-    # GIVEN a file a user uploaded that cannot be OCR'd (sent with all the others at once)
-    bad = BAD_FILES[case]
+    # GIVEN a file a user uploaded that cannot be OCR'd, or a message that names an input but
+    # asks for something the pipeline cannot do (sent with all the others at once)
+    bad = BAD_INPUTS[case]
     job_id = batch.job_ids[case]
 
     # WHEN the pipeline has finished with it
@@ -208,27 +211,11 @@ def test_bad_file_ends_failed_with_its_code(
 
     # THEN the job is FAILED with the kind's stable code and a message that says what is wrong
     _assert_failed_once(reliability, record, bad.code, bad.message_parts)
-    # AND it was refused before any OCR work when the invoker could tell, else run exactly once
+    # AND it was refused before any OCR work when the invoker could tell (a bad request always
+    # can), else run exactly once
     expected_runs = 0 if bad.at_admission else 1
     assert record["attempts"] == expected_runs
     assert reliability.runtime.stats.processor_events[job_id] == expected_runs
-
-
-@pytest.mark.parametrize("case", list(BAD_MESSAGES))
-def test_bad_request_ends_failed_at_admission(
-    reliability: Reliability, batch: Batch, case: str
-) -> None:
-    # GIVEN a message that names an input but asks for something the pipeline cannot do
-    bad = BAD_MESSAGES[case]
-    job_id = batch.job_ids[case]
-
-    # WHEN the invoker has handled it
-    record = batch.records[job_id]
-
-    # THEN the job is FAILED with its code, recorded where the user looks, and never dispatched
-    _assert_failed_once(reliability, record, bad.code, bad.message_parts)
-    assert record["attempts"] == 0
-    assert reliability.runtime.stats.processor_events[job_id] == 0
 
 
 @pytest.mark.parametrize("case", list(UNNAMEABLE))
@@ -269,16 +256,10 @@ def test_worker_completes_a_good_job_after_the_bad_ones(
     page.write_bytes(good_page_png(text))
 
     # WHEN a good page is submitted
-    job_id = reliability.client.submit(page, model=OcrModel.PP_OCRV5).job_id
-    record = reliability.wait_terminal([job_id])[job_id]
+    _, record = reliability.run(page)
 
     # THEN it completes, once, with the page's text
-    assert record["status"] == JobStatus.COMPLETED, record.get("error")
-    assert record["attempts"] == 1
-    assert reliability.runtime.stats.processor_events[job_id] == 1
-    result = reliability.client.result_document(job_id)
-    recognized = "\n".join(line["text"] for line in result["pages"][0]["lines"])
-    assert character_error_rate(text, recognized) <= 0.05
+    reliability.assert_completed_once(record, text)
 
 
 def _assert_failed_once(

@@ -19,14 +19,12 @@ from urllib.parse import quote_plus
 import pytest
 
 from idp import names
-from idp.names import JobStatus
-from idp.textmetrics import character_error_rate
 from idp.topology import Function
+from tests.local_runs import wait_for
 from tests.reliability.conftest import (
     VISIBILITY_TIMEOUT_S,
     Reliability,
     good_page_png,
-    wait_for,
 )
 
 pytestmark = pytest.mark.ocr
@@ -75,12 +73,7 @@ def _wait_handled(reliability: Reliability) -> None:
 def _assert_one_run(reliability: Reliability, job_id: str, text: str) -> None:
     record = reliability.wait_terminal([job_id])[job_id]
     _wait_handled(reliability)
-    assert record["status"] == JobStatus.COMPLETED, record.get("error")
-    assert record["attempts"] == 1
-    assert reliability.runtime.stats.processor_events[job_id] == 1
-    result = reliability.client.result_document(job_id)
-    recognized = "\n".join(line["text"] for line in result["pages"][0]["lines"])
-    assert character_error_rate(text, recognized) <= 0.05
+    reliability.assert_completed_once(record, text)
 
 
 def test_same_s3_event_delivered_twice_runs_once(reliability: Reliability) -> None:

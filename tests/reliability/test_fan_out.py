@@ -18,10 +18,10 @@ from PIL import Image
 from idp import names
 from idp.local.faults import Faults
 from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode_pages, pdf_pages, render_page, sample_lines
 from idp.textmetrics import character_error_rate
+from tests.local_runs import running_pipeline
 from tests.pdftext import pdf_text, read_pages
 
 pytestmark = pytest.mark.ocr
@@ -32,18 +32,16 @@ CHUNK_PAGES = 3
 
 @contextmanager
 def running(tmp_path: Path, models_dir: Path, faults: Faults) -> Iterator[LocalPipeline]:
-    with LocalPipeline(
-        LocalSettings(
-            work_dir=tmp_path / "work",
-            models_dir=models_dir,
-            vl_enabled=False,
-            visibility_timeout_seconds=2,
-            async_retry_delay_seconds=0.2,
-            processor_concurrency=2,
-            chunk_pages=CHUNK_PAGES,
-            quiet_functions=True,
-            faults=faults,
-        )
+    with running_pipeline(
+        tmp_path / "work",
+        models_dir,
+        vl_enabled=False,
+        visibility_timeout_seconds=2,
+        async_retry_delay_seconds=0.2,
+        processor_concurrency=2,
+        chunk_pages=CHUNK_PAGES,
+        quiet_functions=True,
+        faults=faults,
     ) as pipeline:
         yield pipeline
 
@@ -53,6 +51,14 @@ def _pages(count: int, *, offset: int = 0) -> tuple[list[Image.Image], list[str]
     texts = [f"Page {n + 1}: {line}" for n, line in enumerate(sample_lines(count, offset=offset))]
     images = [render_page([text], size=(1300, 90), font_size=30, margin=20) for text in texts]
     return images, texts
+
+
+def _pdf(tmp_path: Path, name: str, count: int, *, offset: int = 0) -> tuple[Path, list[str]]:
+    """A PDF of `count` such pages, and the text of each."""
+    images, texts = _pages(count, offset=offset)
+    path = tmp_path / name
+    path.write_bytes(pdf_pages(images))
+    return path, texts
 
 
 def _submit(pipeline: LocalPipeline, path: Path) -> dict[str, Any]:
@@ -88,9 +94,7 @@ def test_duplicated_chunk_deliveries_count_once_and_the_cache_answers_a_resubmis
     tmp_path: Path, models_dir: Path
 ) -> None:
     # GIVEN an 8-page PDF (3 chunks) whose first two chunk events are each delivered twice
-    images, texts = _pages(8)
-    path = tmp_path / "eight-pages.pdf"
-    path.write_bytes(pdf_pages(images))
+    path, texts = _pdf(tmp_path, "eight-pages.pdf", 8)
     with running(tmp_path, models_dir, Faults(duplicate_chunk_events=2)) as pipeline:
         # WHEN it is submitted
         record = _submit(pipeline, path)
@@ -105,7 +109,7 @@ def test_duplicated_chunk_deliveries_count_once_and_the_cache_answers_a_resubmis
         }
         assert sorted(job_events.values()) == [1, 1, 1]
         assert pipeline.runtime.stats.invocations
-        assert pipeline.runtime.duplicate_chunk_events.fired == 2
+        assert pipeline.runtime.lambda_faults.duplicate_chunk_events.fired == 2
         # and every count is exact despite the duplicates
         assert (record["pages_total"], record["pages_done"], record["page_count"]) == (8, 8, 8)
         assert (record["chunks_total"], record["chunks_done"]) == (3, 3)
@@ -137,16 +141,14 @@ def test_duplicated_chunk_deliveries_count_once_and_the_cache_answers_a_resubmis
 
 def test_a_merge_that_crashes_is_redone(tmp_path: Path, models_dir: Path) -> None:
     # GIVEN a 7-page PDF whose merging environment dies right after claiming the merge
-    images, texts = _pages(7, offset=3)
-    path = tmp_path / "seven-pages.pdf"
-    path.write_bytes(pdf_pages(images))
+    path, texts = _pdf(tmp_path, "seven-pages.pdf", 7, offset=3)
     with running(tmp_path, models_dir, Faults(merge_crashes=1)) as pipeline:
         # WHEN it is submitted
         record = _submit(pipeline, path)
 
         # THEN Lambda's retry of that chunk redoes the merge, and the job completes once
         assert pipeline.runtime is not None
-        assert pipeline.runtime.merge_crashes.fired == 1
+        assert pipeline.runtime.lambda_faults.merge_crashes.fired == 1
         _assert_pages_read_right(pipeline, record, texts)
         assert (record["chunks_done"], record["pages_done"]) == (3, 7)
         assert _work_objects(pipeline, record["job_id"]) == []
@@ -156,9 +158,7 @@ def test_a_chunk_that_crashes_on_every_attempt_fails_the_job_naming_its_pages(
     tmp_path: Path, models_dir: Path
 ) -> None:
     # GIVEN a 9-page PDF whose chunk 1 (pages 4-6) dies mid-chunk on all 3 attempts
-    images, _ = _pages(9)
-    path = tmp_path / "nine-pages.pdf"
-    path.write_bytes(pdf_pages(images))
+    path, _ = _pdf(tmp_path, "nine-pages.pdf", 9)
     faults = Faults(crash_chunk_index=1, chunk_crashes=3)
     with running(tmp_path, models_dir, faults) as pipeline:
         # WHEN it is submitted
@@ -171,7 +171,7 @@ def test_a_chunk_that_crashes_on_every_attempt_fails_the_job_naming_its_pages(
         assert "pages 4-6" in record["error"]["message"]
         assert 1 not in record.get("chunks_committed", [])
         assert pipeline.runtime is not None
-        assert pipeline.runtime.chunk_crashes.fired == 3
+        assert pipeline.runtime.lambda_faults.chunk_crashes.fired == 3
 
 
 def test_a_user_error_in_one_chunk_fails_the_job_with_its_code(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +17,11 @@ import pytest
 
 from idp.local.faults import Faults
 from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
+from idp.local.runtime import LocalRuntime
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode, render_page, sample_lines
 from idp.textmetrics import character_error_rate
+from tests.local_runs import running_pipeline
 
 pytestmark = pytest.mark.ocr
 
@@ -28,14 +30,12 @@ JOB_TIMEOUT_S = 240.0
 
 @contextmanager
 def running(tmp_path: Path, models_dir: Path, **settings: Any) -> Iterator[LocalPipeline]:
-    with LocalPipeline(
-        LocalSettings(
-            work_dir=tmp_path / "work",
-            models_dir=models_dir,
-            visibility_timeout_seconds=2,
-            async_retry_delay_seconds=0.2,
-            **settings,
-        )
+    with running_pipeline(
+        tmp_path / "work",
+        models_dir,
+        visibility_timeout_seconds=2,
+        async_retry_delay_seconds=0.2,
+        **settings,
     ) as pipeline:
         yield pipeline
 
@@ -64,6 +64,26 @@ def _assert_completed_with_text(pipeline: LocalPipeline, record: dict[str, Any],
     assert character_error_rate(text, result["text"]) <= 0.02
 
 
+@dataclass(frozen=True)
+class _Job:
+    """How one job went in a pipeline of its own, read before that pipeline stopped."""
+
+    record: dict[str, Any]
+    runtime: LocalRuntime  # stopped: its counters still tell what fired
+
+
+def _one_job(tmp_path: Path, models_dir: Path, offset: int, **settings: Any) -> _Job:
+    """A PP-OCRv5 job of one page through a pipeline with these settings; a job that
+    completes must hold the page's text."""
+    with running(tmp_path, models_dir, **settings) as pipeline:
+        path, text = _document(tmp_path, offset)
+        record = _run(pipeline, path)
+        if record["status"] == JobStatus.COMPLETED:
+            _assert_completed_with_text(pipeline, record, text)
+        assert pipeline.runtime is not None
+        return _Job(record=record, runtime=pipeline.runtime)
+
+
 def test_processor_crashing_on_every_attempt_ends_failed_with_attempts(
     tmp_path: Path, models_dir: Path
 ) -> None:
@@ -80,7 +100,7 @@ def test_processor_crashing_on_every_attempt_ends_failed_with_attempts(
         assert record["error"]["code"] == "PROCESSOR_CRASHED"
         assert record["attempts"] == 3
         assert pipeline.runtime is not None
-        assert pipeline.runtime.processor_crashes.fired == 3
+        assert pipeline.runtime.lambda_faults.processor_crashes.fired == 3
 
         # AND the worker then completes the next good job
         good, good_text = _document(tmp_path, 3)
@@ -93,22 +113,21 @@ def test_job_left_processing_by_a_lost_failure_record_is_ended_by_the_sweep(
     # GIVEN a processor that dies on every attempt and an on-failure record that never arrives,
     # and a sweeper whose PROCESSING deadline is shortened for the test
     faults = Faults(processor_crashes=3, lost_failure_destinations=1)
-    with running(
+
+    # WHEN a job is submitted
+    record = _one_job(
         tmp_path,
         models_dir,
+        27,
         faults=faults,
         stale_processing_seconds=15.0,
         sweep_interval_seconds=1.0,
-    ) as pipeline:
-        path, _ = _document(tmp_path, 27)
+    ).record
 
-        # WHEN the job is submitted
-        record = _run(pipeline, path)
-
-        # THEN the stale-job sweep ends it FAILED instead of leaving it PROCESSING forever
-        assert record["status"] == JobStatus.FAILED
-        assert record["error"]["code"] == "STALE_JOB"
-        assert record["attempts"] == 3
+    # THEN the stale-job sweep ends it FAILED instead of leaving it PROCESSING forever
+    assert record["status"] == JobStatus.FAILED
+    assert record["error"]["code"] == "STALE_JOB"
+    assert record["attempts"] == 3
 
 
 def test_worker_killed_while_a_job_is_in_flight_is_picked_up_again(
@@ -116,32 +135,27 @@ def test_worker_killed_while_a_job_is_in_flight_is_picked_up_again(
 ) -> None:
     # GIVEN a processor environment that is killed once while it works on a job
     faults = Faults(processor_crashes=1)
-    with running(tmp_path, models_dir, faults=faults) as pipeline:
-        path, text = _document(tmp_path, 6)
 
-        # WHEN the job runs
-        record = _run(pipeline, path)
+    # WHEN a job runs
+    record = _one_job(tmp_path, models_dir, 6, faults=faults).record
 
-        # THEN Lambda's async retry picks it up again and it completes, attempts recorded
-        _assert_completed_with_text(pipeline, record, text)
-        assert record["attempts"] == 2
+    # THEN Lambda's async retry picks it up again and it completes, attempts recorded
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    assert record["attempts"] == 2
 
 
 def test_processor_exceeding_its_timeout_ends_failed_not_processing(
     tmp_path: Path, models_dir: Path
 ) -> None:
     # GIVEN a processor timeout shorter than its cold start (engine load alone takes seconds)
-    with running(tmp_path, models_dir, processor_timeout_seconds=1.0) as pipeline:
-        path, _ = _document(tmp_path, 9)
+    # WHEN a job is submitted
+    record = _one_job(tmp_path, models_dir, 9, processor_timeout_seconds=1.0).record
 
-        # WHEN a job is submitted
-        record = _run(pipeline, path)
-
-        # THEN every attempt times out and the job ends FAILED, never left PROCESSING
-        assert record["status"] == JobStatus.FAILED
-        assert record["error"]["code"] == "PROCESSOR_CRASHED"
-        assert "timed out" in record["error"]["message"]
-        assert record["attempts"] == 3
+    # THEN every attempt times out and the job ends FAILED, never left PROCESSING
+    assert record["status"] == JobStatus.FAILED
+    assert record["error"]["code"] == "PROCESSOR_CRASHED"
+    assert "timed out" in record["error"]["message"]
+    assert record["attempts"] == 3
 
 
 def test_vl_endpoint_error_ends_failed_through_the_error_topic(
@@ -198,18 +212,16 @@ def test_transiently_rejected_status_writes_are_retried_without_lost_updates(
 ) -> None:
     # GIVEN DynamoDB rejecting the first writes as throttled
     faults = Faults(dynamodb_write_throttles=3)
-    with running(tmp_path, models_dir, faults=faults) as pipeline:
-        path, text = _document(tmp_path, 24)
 
-        # WHEN a job runs
-        record = _run(pipeline, path)
+    # WHEN a job runs
+    job = _one_job(tmp_path, models_dir, 24, faults=faults)
 
-        # THEN the SDK's retries land every write: the record holds the whole story
-        _assert_completed_with_text(pipeline, record, text)
-        assert pipeline.runtime is not None
-        assert pipeline.runtime.dynamodb_proxy is not None
-        assert pipeline.runtime.dynamodb_proxy.throttles.fired == 3
-        assert record["result_uri"].endswith("/result.json")
-        assert record["page_count"] == 1
-        assert record["attempts"] == 1
-        assert {"ocr", "total"} <= set(record["timings_ms"])
+    # THEN the SDK's retries land every write: the record holds the whole story
+    record = job.record
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    assert job.runtime.dynamodb_proxy is not None
+    assert job.runtime.dynamodb_proxy.throttles.fired == 3
+    assert record["result_uri"].endswith("/result.json")
+    assert record["page_count"] == 1
+    assert record["attempts"] == 1
+    assert {"ocr", "total"} <= set(record["timings_ms"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from idp.names import JobStatus, OcrModel
+from idp.names import JobStatus
 from tests.reliability.conftest import Reliability, good_page_png
 
 
@@ -15,16 +15,14 @@ def test_reuploaded_identical_bytes_complete_from_the_cache_without_ocr(
     data = good_page_png("Cached documents are recognized only once.")
     first_file = tmp_path / "original.png"
     first_file.write_bytes(data)
-    first = reliability.client.submit(first_file, model=OcrModel.PP_OCRV5)
-    original = reliability.wait_terminal([first.job_id])[first.job_id]
+    first, original = reliability.run(first_file)
     assert original["status"] == JobStatus.COMPLETED
     assert not original.get("cached")
 
     # WHEN the same bytes arrive again as a new object (another name, another job)
     again_file = tmp_path / "copy-of-original.png"
     again_file.write_bytes(data)
-    second = reliability.client.submit(again_file, model=OcrModel.PP_OCRV5)
-    repeat = reliability.wait_terminal([second.job_id])[second.job_id]
+    second, repeat = reliability.run(again_file)
 
     # THEN it is a separate job, COMPLETED from the cache: marked cached, no engine, no OCR
     assert second.job_id != first.job_id
@@ -44,15 +42,12 @@ def test_the_same_bytes_in_another_language_are_recognized_again(
     reliability: Reliability, tmp_path: Path
 ) -> None:
     # GIVEN a document already OCR'd in English
-    data = good_page_png("Language is part of what a cached result means.")
     path = tmp_path / "page.png"
-    path.write_bytes(data)
-    english = reliability.client.submit(path, model=OcrModel.PP_OCRV5, lang="en")
-    reliability.wait_terminal([english.job_id])
+    path.write_bytes(good_page_png("Language is part of what a cached result means."))
+    reliability.run(path, lang="en")
 
     # WHEN the same bytes are submitted for another language
-    french = reliability.client.submit(path, model=OcrModel.PP_OCRV5, lang="fr")
-    record = reliability.wait_terminal([french.job_id])[french.job_id]
+    _, record = reliability.run(path, lang="fr")
 
     # THEN the cache does not answer for it: the engine runs (or fails) for that language
     assert not record.get("cached")

@@ -1,0 +1,49 @@
+"""Running the local pipeline in tests: a pipeline with given knobs, waiting, reading results."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from idp.local.pipeline import LocalPipeline
+from idp.local.settings import LocalSettings
+from idp.synthetic import long_pdf
+
+
+@contextmanager
+def running_pipeline(
+    work_dir: Path, models_dir: Path | None, **knobs: Any
+) -> Iterator[LocalPipeline]:
+    """A started local pipeline with these LocalSettings knobs; stopped when the block ends."""
+    settings = LocalSettings(work_dir=work_dir, models_dir=models_dir, **knobs)
+    with LocalPipeline(settings) as pipeline:
+        yield pipeline
+
+
+def wait_for(
+    predicate: Callable[[], bool], *, timeout_s: float, what: str, poll_s: float = 0.2
+) -> None:
+    """Until `predicate()` holds; fails the test after `timeout_s`, naming `what` it waited for."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(poll_s)
+    pytest.fail(f"timed out after {timeout_s:.0f} s waiting for {what}")
+
+
+def write_long_pdf(path: Path, pages: int) -> list[str]:
+    """idp.synthetic.long_pdf written to `path`; the text of each page."""
+    data, texts = long_pdf(pages)
+    path.write_bytes(data)
+    return texts
+
+
+def page_text(result: dict[str, Any], page: int) -> str:
+    """The recognized lines of page `page` (1-based) of a result document."""
+    return "\n".join(line["text"] for line in result["pages"][page - 1]["lines"])
