@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from idp import names
+from idp.aws.s3 import s3_uri
 from idp.chunks import (
     ChunkPlan,
     ChunkSpec,
@@ -172,7 +173,7 @@ class FanIn:
                 )
         if plan.cache_key is not None:
             ResultCache(self._s3, bucket).put_copy(plan.cache_key, source_key=json_key)
-        result_uri = f"s3://{bucket}/{json_key}"
+        result_uri = s3_uri(bucket, json_key)
         completed = self._store.mark_completed(
             job_id,
             result_uri=result_uri,

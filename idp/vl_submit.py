@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from idp import names
+from idp.aws.s3 import parse_s3_uri, s3_uri
 from idp.jobs import DispatchedJob
 
 if TYPE_CHECKING:
@@ -60,7 +61,10 @@ def chunk_of_manifest(uri: str | None) -> ChunkManifest | None:
     """The job and chunk a manifest URI names; None for a whole document's manifest."""
     if not uri:
         return None
-    _, _, key = uri.removeprefix("s3://").partition("/")
+    try:
+        _, key = parse_s3_uri(uri)
+    except ValueError:
+        return None
     found = _CHUNK_MANIFEST.match(key)
     if found is None:
         return None
@@ -119,7 +123,7 @@ class VlEndpointSubmitter:
             Body=job.model_dump_json(exclude_none=True).encode(),
             ContentType="application/json",
         )
-        manifest_uri = f"s3://{self._results_bucket}/{key}"
+        manifest_uri = s3_uri(self._results_bucket, key)
         response = self._runtime.invoke_endpoint_async(
             EndpointName=self._endpoint_name,
             InputLocation=manifest_uri,

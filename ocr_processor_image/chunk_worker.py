@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
+from idp.aws.s3 import read_input
 from idp.chunks import ChunkInput, ChunkPlan, ChunkSpec, PartialResult
 from idp.errors import JobError
 from idp.fan_in import ExtraOutputs, FanIn
@@ -32,7 +33,7 @@ from idp.searchable_pdf import (
 )
 from idp.store import JobStore
 from idp.text_layer.page import text_layer_reader
-from ocr_processor_image.outputs import JobOutcome, download_input, ms
+from ocr_processor_image.outputs import JobOutcome, ms
 from ocr_processor_image.settings import ProcessorSettings
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ def _ocr_chunk(
     timings: dict[str, float] = {}
     lang = validate_language(job.lang)
     source = ChunkInput.of(chunk, bucket=job.bucket, key=job.key)
-    data = download_input(s3, source.bucket, source.key, max_bytes=settings.max_input_bytes)
+    data = read_input(s3, source.bucket, source.key, max_bytes=settings.max_input_bytes)
     timings["download"] = ms(time.perf_counter() - started)
 
     tick = time.perf_counter()

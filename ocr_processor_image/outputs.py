@@ -5,12 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import ClientError
-
 from idp import names
-from idp.errors import InputNotFound, InputTooLarge
+from idp.aws.s3 import read_input, s3_uri
 from idp.jobs import DispatchedJob
-from idp.names import Env
 from idp.results import OcrResult, PageResult, result_key
 from idp.searchable_pdf import upload_searchable_pdf
 
@@ -60,7 +57,7 @@ def write_result(s3: S3Client, bucket: str, result: OcrResult) -> str:
             Body=result.markdown.encode(),
             ContentType="text/markdown; charset=utf-8",
         )
-    return f"s3://{bucket}/{json_key}"
+    return s3_uri(bucket, json_key)
 
 
 def write_result_pdf(
@@ -80,31 +77,5 @@ def write_result_pdf_of_completed_job(
     fault: Lambda's retry finds it once the merge that asked for this has written it."""
     body = s3.get_object(Bucket=bucket, Key=result_key(job.job_id))["Body"]
     result = OcrResult.model_validate_json(body.read())
-    data = download_input(s3, job.bucket, job.key, max_bytes=max_bytes)
+    data = read_input(s3, job.bucket, job.key, max_bytes=max_bytes)
     return write_result_pdf(s3, bucket, job.job_id, data=data, pages=result.pages)
-
-
-def download_input(s3: S3Client, bucket: str, key: str, *, max_bytes: int) -> bytes:
-    """The input's bytes, in one GET. InputNotFound / InputTooLarge for users."""
-    try:
-        response = s3.get_object(Bucket=bucket, Key=key)
-    except ClientError as exc:
-        if _is_missing(exc):
-            raise InputNotFound(f"input s3://{bucket}/{key} does not exist") from None
-        raise
-    body = response["Body"]
-    size = int(response.get("ContentLength", 0))
-    if size > max_bytes:
-        body.close()  # never read a body we will refuse
-        raise InputTooLarge(
-            f"input s3://{bucket}/{key} is {size} bytes; the limit is {max_bytes} bytes "
-            f"(setting {Env.MAX_INPUT_BYTES.value})"
-        )
-    data: bytes = body.read()
-    return data
-
-
-def _is_missing(exc: ClientError) -> bool:
-    code = exc.response.get("Error", {}).get("Code")
-    status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-    return code in ("404", "NoSuchKey", "NotFound", "NoSuchBucket") or status == 404

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from aws_lambda_powertools import Logger
 
 from idp import names
+from idp.aws.s3 import read_input
 from idp.chunks import should_chunk
 from idp.documents import open_document
 from idp.errors import JobError, UnsupportedModel
@@ -39,7 +40,6 @@ from ocr_processor_image.chunk_worker import run_chunk
 from ocr_processor_image.fan_out import fan_out
 from ocr_processor_image.outputs import (
     JobOutcome,
-    download_input,
     ms,
     write_result,
     write_result_pdf,
@@ -159,7 +159,7 @@ def _run(
     lang = validate_language(job.lang)
 
     tick = time.perf_counter()
-    data = download_input(s3, job.bucket, job.key, max_bytes=settings.max_input_bytes)
+    data = read_input(s3, job.bucket, job.key, max_bytes=settings.max_input_bytes)
     timings["download"] = ms(time.perf_counter() - tick)
 
     # Refuse a bad file before paying for an engine load (seconds in a cold environment).

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from aws_lambda_powertools import Logger
 
 from idp import names
+from idp.aws.s3 import read_input
 from idp.chunks import should_chunk
 from idp.documents import open_document
 from idp.errors import JobError
@@ -31,7 +32,7 @@ from idp.names import JobStatus, Service
 from idp.store import JobStore
 from idp.vl_submit import VlEndpointSubmitter
 from ocr_processor_image.fan_out import fan_out
-from ocr_processor_image.outputs import JobOutcome, download_input, ms
+from ocr_processor_image.outputs import JobOutcome, ms
 from ocr_processor_image.settings import ProcessorSettings
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def plan_vl(
     timings: dict[str, float] = {}
     try:
         validate_language(job.lang)
-        data = download_input(s3, job.bucket, job.key, max_bytes=settings.max_input_bytes)
+        data = read_input(s3, job.bucket, job.key, max_bytes=settings.max_input_bytes)
         timings["download"] = ms(time.perf_counter() - started)
         with open_document(
             data, pdf_scale=job.options.pdf_scale, max_pages=settings.max_pages

@@ -10,14 +10,12 @@ import json
 import time
 from typing import TYPE_CHECKING, Any, Final
 
-from botocore.exceptions import ClientError
 from pydantic import ValidationError
 
+from idp.aws.s3 import read_input, s3_uri
 from idp.chunks import ChunkInput
 from idp.errors import (
     EmptyInput,
-    InputNotFound,
-    InputTooLarge,
     InvalidMessage,
     TooManyPages,
     UnsupportedModel,
@@ -33,7 +31,6 @@ if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 
 MAX_MANIFEST_BYTES: Final = 64 * 1024
-_NOT_FOUND_CODES: Final = frozenset({"NoSuchKey", "NoSuchBucket", "404", "NotFound"})
 
 
 def parse_manifest(body: bytes) -> DispatchedJob:
@@ -84,21 +81,9 @@ def parse_manifest(body: bytes) -> DispatchedJob:
 
 def fetch_document(s3: S3Client, *, bucket: str, key: str, max_bytes: int) -> bytes:
     """The object's bytes; InputNotFound / InputTooLarge / EmptyInput for what a user can cause."""
-    try:
-        response = s3.get_object(Bucket=bucket, Key=key)
-    except ClientError as exc:
-        code = str(exc.response.get("Error", {}).get("Code", ""))
-        if code in _NOT_FOUND_CODES:
-            raise InputNotFound(f"s3://{bucket}/{key} does not exist") from None
-        raise
-    size = int(response.get("ContentLength", 0))
-    body = response["Body"]
-    if size > max_bytes:
-        body.close()
-        raise InputTooLarge(f"s3://{bucket}/{key} is {size} bytes; the limit is {max_bytes}")
-    data = body.read()
+    data = read_input(s3, bucket, key, max_bytes=max_bytes)
     if not data:
-        raise EmptyInput(f"s3://{bucket}/{key} is empty (0 bytes)")
+        raise EmptyInput(f"input {s3_uri(bucket, key)} is empty (0 bytes)")
     return data
 
 

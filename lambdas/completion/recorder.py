@@ -20,7 +20,7 @@ from botocore.exceptions import ClientError
 from pydantic import ValidationError
 
 from idp import names
-from idp.aws.errors import error_code
+from idp.aws.errors import is_not_found
 from idp.aws.s3 import parse_s3_uri, s3_uri
 from idp.aws.telemetry import Telemetry
 from idp.chunks import PartialResult
@@ -30,6 +30,7 @@ from idp.jobs import DispatchedJob, JobOptions
 from idp.names import JobStatus, Metric, OcrModel
 from idp.results import OcrResult, result_key
 from idp.store import JobStore
+from idp.timestamps import parse_timestamp
 from idp.vl_submit import ChunkManifest, chunk_of_manifest
 from lambdas.completion.notifications import (
     AsyncInferenceNotification,
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
 
     from idp.lambda_invoke import ProcessorInvoker
 
-_MISSING_OBJECT_CODES = frozenset({"NoSuchKey", "404", "NotFound"})
 _EMBEDDED_JSON = re.compile(r"\{.*\}", re.DOTALL)
 _MAX_REASON_CHARS = 1000
 
@@ -383,7 +383,7 @@ class CompletionRecorder:
         try:
             return self._s3.get_object(Bucket=bucket, Key=key)["Body"].read()
         except ClientError as exc:
-            if error_code(exc) in _MISSING_OBJECT_CODES:
+            if is_not_found(exc):
                 return None
             raise
 
@@ -466,7 +466,7 @@ def _timestamp(value: object) -> datetime | None:
     if not isinstance(value, str) or not value:
         return None
     try:
-        return datetime.fromisoformat(value)
+        return parse_timestamp(value)
     except ValueError:
         return None
 

@@ -34,7 +34,8 @@ from botocore.exceptions import ClientError
 
 from idp import names
 from idp.aws.endpoint import ScaleResult
-from idp.aws.errors import describe_error, error_code, is_transient
+from idp.aws.errors import describe_error, error_code, is_not_found, is_transient
+from idp.aws.s3 import s3_uri
 from idp.aws.telemetry import Telemetry
 from idp.errors import (
     EmptyInput,
@@ -63,7 +64,6 @@ if TYPE_CHECKING:
     from idp.lambda_invoke import ProcessorInvoker
     from lambdas.invoker.dispatch import VlEndpointDispatcher
 
-_NOT_FOUND_CODES = frozenset({"404", "NoSuchKey", "NotFound", "NoSuchBucket"})
 _FORBIDDEN_CODES = frozenset({"403", "AccessDenied", "Forbidden"})
 
 
@@ -169,14 +169,13 @@ class JobRouter:
             )
 
     def _inspect_input(self, request: JobRequest) -> InputObject:
-        where = f"s3://{request.bucket}/{request.key}"
+        where = s3_uri(request.bucket, request.key)
         try:
             head = self._s3.head_object(Bucket=request.bucket, Key=request.key)
         except ClientError as exc:
-            code = error_code(exc)
-            if code in _NOT_FOUND_CODES:
+            if is_not_found(exc):
                 raise InputNotFound(f"input {where} does not exist") from None
-            if code in _FORBIDDEN_CODES:
+            if error_code(exc) in _FORBIDDEN_CODES:
                 raise InputNotFound(
                     f"input {where} does not exist or the pipeline is not allowed to read it"
                 ) from None
@@ -301,7 +300,7 @@ class JobRouter:
         """
         existing = self._store.get(job.job_id) or {}
         same = (
-            existing.get("input_uri") == f"s3://{job.bucket}/{job.key}"
+            existing.get("input_uri") == s3_uri(job.bucket, job.key)
             and existing.get("model") == job.model.value
             and existing.get("lang") == job.lang
             and existing.get("options") == job.options.model_dump(mode="json")
