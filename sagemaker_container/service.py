@@ -24,7 +24,7 @@ from idp.jobs import DispatchedJob, validate_language
 from idp.names import OcrModel, TextLayerMode
 from idp.ocr.pipeline import ocr_document
 from idp.results import OcrResult
-from sagemaker_container.engines import EngineRuntime
+from sagemaker_container.engines import LoadedEngines
 from sagemaker_container.settings import ServerSettings
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def fetch_document(s3: S3Client, *, bucket: str, key: str, max_bytes: int) -> by
 def run_job(
     job: DispatchedJob,
     *,
-    runtime: EngineRuntime,
+    engines: LoadedEngines,
     s3: S3Client,
     settings: ServerSettings,
     lease_timeout_s: float | None = None,
@@ -112,7 +112,7 @@ def run_job(
         s3, bucket=source.bucket, key=source.key, max_bytes=settings.max_input_bytes
     )
     fetched = time.perf_counter()
-    with runtime.pool.lease(timeout_s=lease_timeout_s) as engine:
+    with engines.pool.lease(timeout_s=lease_timeout_s) as engine:
         leased = time.perf_counter()
         outcome = ocr_document(
             data,
@@ -134,7 +134,7 @@ def run_job(
         job_id=job.job_id,
         model=job.model.value,
         lang=job.lang,
-        engine=runtime.info,
+        engine=engines.info,
         source=outcome.source(bucket=job.bucket, key=job.key),
         pages=outcome.pages,
         timings_ms=timings,

@@ -44,11 +44,8 @@ ENVIRONMENT = {
 
 def _clear_handler_caches() -> None:
     for cached in (
-        invoker_handler.settings,
         invoker_handler.job_router,
-        completion_handler.settings,
         completion_handler.completion_recorder,
-        scale_in_handler.settings,
         scale_in_handler.endpoint_scaler,
     ):
         cached.cache_clear()

@@ -142,18 +142,16 @@ def aws(tmp_path: Path) -> Iterator[Aws]:
 
 
 @pytest.fixture
-def install_runtime(aws: Aws) -> Iterator[Any]:
-    """Install a handler runtime around the moto clients and a given engine registry."""
+def install_warm_state(aws: Aws) -> Iterator[Any]:
+    """Install the handler's warm state around the moto clients and a given engine registry."""
 
-    def install(engines: EngineRegistry) -> handler.Runtime:
-        runtime = handler.Runtime(
-            settings=aws.settings, s3=aws.s3, store=aws.store, engines=engines
-        )
-        handler.set_runtime(runtime)
-        return runtime
+    def install(engines: EngineRegistry) -> handler.WarmState:
+        warm = handler.WarmState(settings=aws.settings, s3=aws.s3, store=aws.store, engines=engines)
+        handler.set_warm_state(warm)
+        return warm
 
     yield install
-    handler.set_runtime(None)
+    handler.set_warm_state(None)
 
 
 @pytest.fixture

@@ -32,11 +32,11 @@ def _png() -> bytes:
 def test_missing_model_fails_fast_with_model_unavailable_naming_it(
     aws: Aws,
     empty_cache_registry: EngineRegistry,
-    install_runtime: Callable[..., Any],
+    install_warm_state: Callable[..., Any],
     lambda_context: Any,
 ) -> None:
     # GIVEN an empty model cache, no hub access, and a French PP-OCRv5 job
-    install_runtime(empty_cache_registry)
+    install_warm_state(empty_cache_registry)
     job = aws.create_job("input/PP-OCRv5/page.png", _png(), lang="fr")
     # WHEN it is processed
     started = time.perf_counter()
@@ -53,11 +53,11 @@ def test_missing_model_fails_fast_with_model_unavailable_naming_it(
 def test_structure_job_without_its_weights_fails_with_model_unavailable(
     aws: Aws,
     empty_cache_registry: EngineRegistry,
-    install_runtime: Callable[..., Any],
+    install_warm_state: Callable[..., Any],
     lambda_context: Any,
 ) -> None:
     # GIVEN a PP-StructureV3 job and a cache without PP-StructureV3's weights
-    install_runtime(empty_cache_registry)
+    install_warm_state(empty_cache_registry)
     job = aws.create_job("input/PP-StructureV3/page.png", _png(), model=OcrModel.PP_STRUCTUREV3)
     # WHEN it is processed
     _invoke(job, lambda_context)
@@ -82,11 +82,11 @@ def test_job_that_cannot_run_here_fails_with_its_code(
     code: str,
     aws: Aws,
     empty_cache_registry: EngineRegistry,
-    install_runtime: Callable[..., Any],
+    install_warm_state: Callable[..., Any],
     lambda_context: Any,
 ) -> None:
     # GIVEN a job whose input, language or model this worker cannot serve
-    install_runtime(empty_cache_registry)
+    install_warm_state(empty_cache_registry)
     if setup == "missing":
         job = aws.create_job("input/PP-OCRv5/gone.png", None)
     elif setup == "oversized":
@@ -105,11 +105,11 @@ def test_job_that_cannot_run_here_fails_with_its_code(
 def test_terminal_job_is_not_processed_again(
     aws: Aws,
     empty_cache_registry: EngineRegistry,
-    install_runtime: Callable[..., Any],
+    install_warm_state: Callable[..., Any],
     lambda_context: Any,
 ) -> None:
     # GIVEN a job that already FAILED (e.g. a duplicate async delivery after completion)
-    install_runtime(empty_cache_registry)
+    install_warm_state(empty_cache_registry)
     job = aws.create_job("input/PP-OCRv5/gone.png", None)
     _invoke(job, lambda_context)
     first = aws.record(job.job_id)
@@ -147,11 +147,11 @@ def test_unexpected_fault_is_raised_for_a_lambda_retry(
 def test_invalid_event_is_rejected_without_raising(
     aws: Aws,
     empty_cache_registry: EngineRegistry,
-    install_runtime: Callable[..., Any],
+    install_warm_state: Callable[..., Any],
     lambda_context: Any,
 ) -> None:
     # GIVEN an event that names a job but is not a DispatchedJob
-    install_runtime(empty_cache_registry)
+    install_warm_state(empty_cache_registry)
     job = aws.create_job("input/PP-OCRv5/page.png", _png())
     # WHEN the processor receives it
     response = handler.lambda_handler({"job_id": job.job_id, "bucket": 7}, lambda_context)
@@ -160,7 +160,7 @@ def test_invalid_event_is_rejected_without_raising(
     assert aws.record(job.job_id)["error"]["code"] == "INVALID_MESSAGE"
 
 
-def test_runtime_is_built_from_the_environment_without_loading_an_engine(
+def test_warm_state_is_built_from_the_environment_without_loading_an_engine(
     aws: Aws, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # GIVEN the processor's environment as the stack sets it
@@ -174,10 +174,10 @@ def test_runtime_is_built_from_the_environment_without_loading_an_engine(
         "OCR_CPU_THREADS": "3",
     }.items():
         monkeypatch.setenv(key, value)
-    # WHEN a cold container builds its runtime
-    runtime = handler.build_runtime()
+    # WHEN a cold container builds its warm state
+    warm = handler.build_warm_state()
     # THEN the settings come from the environment and no engine is loaded until a job needs it
-    assert (runtime.settings.max_pages, runtime.settings.max_input_bytes) == (7, 1000)
-    assert runtime.settings.allow_hub_download is False
-    assert runtime.engines.settings.cpu_threads == 3
-    assert runtime.engines.loaded() == []
+    assert (warm.settings.max_pages, warm.settings.max_input_bytes) == (7, 1000)
+    assert warm.settings.allow_hub_download is False
+    assert warm.engines.settings.cpu_threads == 3
+    assert warm.engines.loaded() == []

@@ -56,11 +56,11 @@ def test_document_is_recognized_and_job_completes(
     kind: str,
     aws: Aws,
     warm_engines: WarmEngines,
-    install_runtime: Callable[..., Any],
+    install_warm_state: Callable[..., Any],
     lambda_context: Any,
 ) -> None:
     # GIVEN a generated document of known text in the input bucket and a QUEUED job
-    install_runtime(warm_engines.registry)
+    install_warm_state(warm_engines.registry)
     data, page_count = _document(kind)
     job = aws.create_job(f"input/PP-OCRv5/sample.{kind}", data)
 
@@ -139,11 +139,11 @@ def test_bad_input_fails_with_its_code_and_the_warm_worker_then_completes_a_good
     code: str,
     aws: Aws,
     warm_engines: WarmEngines,
-    install_runtime: Callable[..., Any],
+    install_warm_state: Callable[..., Any],
     lambda_context: Any,
 ) -> None:
     # GIVEN a warm processor (engine already loaded) and a bad input
-    install_runtime(warm_engines.registry)
+    install_warm_state(warm_engines.registry)
     engine_before = warm_engines.registry.get(names.OcrModel.PP_OCRV5, "en")
     bad = aws.create_job(f"input/PP-OCRv5/{name}", make())
 

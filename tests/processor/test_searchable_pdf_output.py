@@ -46,9 +46,9 @@ def _document(kind: str) -> tuple[bytes, tuple[float, float], float]:
 
 
 @pytest.fixture
-def processor(aws: Aws, warm_engines: WarmEngines, install_runtime: Callable[..., Any]) -> Aws:
+def processor(aws: Aws, warm_engines: WarmEngines, install_warm_state: Callable[..., Any]) -> Aws:
     """The emulated AWS with a processor whose engines are warm."""
-    install_runtime(warm_engines.registry)
+    install_warm_state(warm_engines.registry)
     return aws
 
 

@@ -7,8 +7,6 @@ job record. The endpoint serving those chunks is tests/local's (the real contain
 
 from __future__ import annotations
 
-import dataclasses
-
 import boto3
 import pytest
 
@@ -38,7 +36,7 @@ def plan(aws: Aws, job: DispatchedJob, engines: EngineRegistry, invocation: str)
         s3=aws.s3,
         store=aws.store,
         engines=engines,
-        settings=dataclasses.replace(aws.settings, max_pages=names.DEFAULT_MAX_PAGES),
+        settings=aws.settings.model_copy(update={"max_pages": names.DEFAULT_MAX_PAGES}),
         vl=endpoint,
         invocation_id=invocation,
     )
