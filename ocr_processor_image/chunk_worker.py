@@ -33,7 +33,7 @@ from idp.searchable_pdf import (
 )
 from idp.store import JobStore
 from idp.text_layer.page import text_layer_reader
-from ocr_processor_image.outputs import JobOutcome, ms
+from ocr_processor_image.outputs import InvocationOutcome, InvocationStatus, ms
 from ocr_processor_image.settings import ProcessorSettings
 
 if TYPE_CHECKING:
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
 logger = Logger(service=Service.PROCESSOR.value, child=True)
 
-CHUNK_DONE = "CHUNK_DONE"
 PROGRESS_INTERVAL_S = 1.0
 
 
@@ -55,11 +54,11 @@ def run_chunk(
     settings: ProcessorSettings,
     invocation_id: str,
     lease_seconds: float,
-) -> JobOutcome:
+) -> InvocationOutcome:
     record = store.get(job.job_id)
     if record is None or JobStatus(record["status"]).is_terminal:
         logger.info("job %s has ended; chunk %d skipped", job.job_id, chunk.index)
-        return JobOutcome(job_id=job.job_id, status="SKIPPED")
+        return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.SKIPPED)
     fan_in = FanIn(
         s3=s3,
         store=store,
@@ -74,8 +73,8 @@ def run_chunk(
                 "job %s failed in %s: %s %s", job.job_id, chunk.label, error.code, error.message
             )
             store.mark_failed(job.job_id, error, failed_pages=chunk.label)
-            return JobOutcome(
-                job_id=job.job_id, status=JobStatus.FAILED.value, error=error.to_record()
+            return InvocationOutcome(
+                job_id=job.job_id, status=InvocationStatus.FAILED, error=error.to_record()
             )
         counted = fan_in.commit(partial)
         if counted is None:
@@ -86,10 +85,10 @@ def run_chunk(
         job.job_id, record, invocation_id=invocation_id, lease_seconds=lease_seconds
     )
     if merged is None:
-        return JobOutcome(job_id=job.job_id, status=CHUNK_DONE)
-    return JobOutcome(
+        return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.CHUNK_DONE)
+    return InvocationOutcome(
         job_id=job.job_id,
-        status=JobStatus.COMPLETED.value,
+        status=InvocationStatus.COMPLETED,
         result_uri=merged.result_uri,
         timings_ms=merged.timings_ms,
     )

@@ -27,15 +27,13 @@ from idp.lambda_invoke import ProcessorInvoker
 from idp.names import MediaType, Service
 from idp.results import SourceInfo
 from idp.store import JobStore
-from ocr_processor_image.outputs import JobOutcome, ms
+from ocr_processor_image.outputs import InvocationOutcome, InvocationStatus, ms
 from ocr_processor_image.settings import ProcessorSettings
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 
 logger = Logger(service=Service.PROCESSOR.value, child=True)
-
-FANNED_OUT = "FANNED_OUT"
 
 
 def fan_out(
@@ -52,7 +50,7 @@ def fan_out(
     invocation_id: str,
     timings: dict[str, float],
     chunk_pages: int | None = None,
-) -> JobOutcome:
+) -> InvocationOutcome:
     """Split `job`'s document into chunks and dispatch them; the job stays PROCESSING."""
     started = time.perf_counter()
     chunk_pages = chunk_pages or settings.chunk_pages
@@ -65,7 +63,7 @@ def fan_out(
         invocation_id=invocation_id,
     ):
         logger.info("job %s was fanned out by another invocation or has ended", job.job_id)
-        return JobOutcome(job_id=job.job_id, status="SKIPPED")
+        return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.SKIPPED)
 
     if facts.media_type is MediaType.PDF:
         split = []
@@ -118,4 +116,6 @@ def fan_out(
         len(planned),
         chunk_pages,
     )
-    return JobOutcome(job_id=job.job_id, status=FANNED_OUT, timings_ms=timings)
+    return InvocationOutcome(
+        job_id=job.job_id, status=InvocationStatus.FANNED_OUT, timings_ms=timings
+    )

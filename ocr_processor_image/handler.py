@@ -21,6 +21,7 @@ from idp.ocr.model_cache import ModelCache
 from idp.ocr.paddle_engines import EngineRegistry, EngineSettings, prepare_paddle_environment
 from idp.store import JobStore
 from idp.vl_submit import VlEndpointSubmitter
+from ocr_processor_image.outputs import InvocationStatus
 from ocr_processor_image.processor import process_job
 from ocr_processor_image.settings import ProcessorSettings
 
@@ -111,7 +112,11 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         logger.error("invalid processor event", extra={"job_id": job_id})
         if isinstance(job_id, str) and job_id:
             warm.store.mark_failed(job_id, error)
-        return {"job_id": job_id, "status": "REJECTED", "error": error.to_record()}
+        return {
+            "job_id": job_id,
+            "status": InvocationStatus.REJECTED.value,
+            "error": error.to_record(),
+        }
     logger.append_keys(job_id=job.job_id, model=job.model.value, lang=job.lang)
     outcome = process_job(
         job,
@@ -125,5 +130,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         # Held for what is left of this invocation, plus a margin for clock skew.
         lease_seconds=context.get_remaining_time_in_millis() / 1000 + 60,
     )
-    logger.info("job finished", extra={"status": outcome.status, "timings_ms": outcome.timings_ms})
+    logger.info(
+        "job finished", extra={"status": outcome.status.value, "timings_ms": outcome.timings_ms}
+    )
     return outcome.as_dict()

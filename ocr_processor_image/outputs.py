@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from idp import names
 from idp.aws.s3 import read_input, s3_uri
 from idp.jobs import DispatchedJob
+from idp.names import JobStatus
 from idp.results import OcrResult, PageResult, result_key
 from idp.searchable_pdf import upload_searchable_pdf
 
@@ -15,19 +17,31 @@ if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 
 
+class InvocationStatus(StrEnum):
+    """What one invocation of the processor did: the `status` of its Lambda response."""
+
+    COMPLETED = JobStatus.COMPLETED.value
+    FAILED = JobStatus.FAILED.value
+    SKIPPED = "SKIPPED"  # terminal, or held by another invocation: a duplicate delivery
+    REJECTED = "REJECTED"  # the event is not a DispatchedJob
+    FANNED_OUT = "FANNED_OUT"  # the document's chunks were dispatched
+    CHUNK_DONE = "CHUNK_DONE"  # a chunk was counted; others are still running
+    SUBMITTED = "SUBMITTED"  # a PaddleOCR-VL job was submitted to the endpoint whole
+    SEARCHABLE_PDF_WRITTEN = "SEARCHABLE_PDF_WRITTEN"  # result.pdf of a completed VL job
+
+
 @dataclass(frozen=True)
-class JobOutcome:
+class InvocationOutcome:
     """What the invocation did; the handler returns it as the Lambda response."""
 
     job_id: str
-    status: str  # COMPLETED | FAILED | SKIPPED (already terminal: a duplicate delivery)
-    # | FANNED_OUT (chunks dispatched) | CHUNK_DONE (a chunk counted; others still running)
+    status: InvocationStatus
     result_uri: str | None = None
     error: dict[str, str] | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"job_id": self.job_id, "status": self.status}
+        out: dict[str, Any] = {"job_id": self.job_id, "status": self.status.value}
         if self.result_uri:
             out["result_uri"] = self.result_uri
         if self.error:

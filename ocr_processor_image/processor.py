@@ -28,7 +28,7 @@ from idp.documents import open_document
 from idp.errors import JobError, UnsupportedModel
 from idp.jobs import DispatchedJob, validate_language
 from idp.lambda_invoke import ProcessorInvoker
-from idp.names import Backend, JobStatus, Service
+from idp.names import Backend, Service
 from idp.ocr.paddle_engines import EngineRegistry
 from idp.ocr.pipeline import ocr_document
 from idp.result_cache import ResultCache, cache_key
@@ -39,7 +39,8 @@ from idp.vl_submit import VlEndpointSubmitter
 from ocr_processor_image.chunk_worker import run_chunk
 from ocr_processor_image.fan_out import fan_out
 from ocr_processor_image.outputs import (
-    JobOutcome,
+    InvocationOutcome,
+    InvocationStatus,
     ms,
     write_result,
     write_result_pdf,
@@ -51,7 +52,6 @@ from ocr_processor_image.vl_plan import plan_vl
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 
-SEARCHABLE_PDF_WRITTEN = "SEARCHABLE_PDF_WRITTEN"
 
 # A child of the handler's logger: its records carry the job_id the handler appends.
 logger = Logger(service=Service.PROCESSOR.value, child=True)
@@ -68,7 +68,7 @@ def process_job(
     vl: VlEndpointSubmitter | None = None,
     invocation_id: str | None = None,
     lease_seconds: float | None = None,
-) -> JobOutcome:
+) -> InvocationOutcome:
     """Run one job, or one chunk of it. Re-raises only unexpected faults (for a retry).
 
     `invocation_id` (the Lambda request id, the same across retries of one async event) and
@@ -83,7 +83,7 @@ def process_job(
             job, s3, settings.results_bucket, max_bytes=settings.max_input_bytes
         )
         logger.info("job %s: result.pdf %s", job.job_id, uri or "not written")
-        return JobOutcome(job_id=job.job_id, status=SEARCHABLE_PDF_WRITTEN)
+        return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.SEARCHABLE_PDF_WRITTEN)
     if job.model.backend is Backend.SAGEMAKER:
         return _submit_vl(
             job, s3=s3, store=store, settings=settings, vl=vl, invocation_id=invocation_id
@@ -103,7 +103,7 @@ def process_job(
         job.job_id, invocation_id=invocation_id, lease_seconds=lease_seconds
     ):
         logger.info("job %s is terminal or held by another invocation; skipped", job.job_id)
-        return JobOutcome(job_id=job.job_id, status="SKIPPED")
+        return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.SKIPPED)
     started = time.perf_counter()
     # The input and its pages stay in memory: a job leaves nothing in /tmp, so a warm
     # container's disk holds only the model cache.
@@ -123,7 +123,9 @@ def process_job(
         store.mark_failed(
             job.job_id, error, timings_ms={"total": ms(time.perf_counter() - started)}
         )
-        return JobOutcome(job_id=job.job_id, status=JobStatus.FAILED.value, error=error.to_record())
+        return InvocationOutcome(
+            job_id=job.job_id, status=InvocationStatus.FAILED, error=error.to_record()
+        )
 
 
 def _submit_vl(
@@ -134,11 +136,13 @@ def _submit_vl(
     settings: ProcessorSettings,
     vl: VlEndpointSubmitter | None,
     invocation_id: str,
-) -> JobOutcome:
+) -> InvocationOutcome:
     if vl is None:
         error = UnsupportedModel(f"{job.model.value} is not available in this deployment")
         store.mark_failed(job.job_id, error)
-        return JobOutcome(job_id=job.job_id, status=JobStatus.FAILED.value, error=error.to_record())
+        return InvocationOutcome(
+            job_id=job.job_id, status=InvocationStatus.FAILED, error=error.to_record()
+        )
     return plan_vl(
         job, s3=s3, store=store, settings=settings, endpoint=vl, invocation_id=invocation_id
     )
@@ -154,7 +158,7 @@ def _run(
     chunks: ProcessorInvoker | None,
     invocation_id: str,
     started: float,
-) -> JobOutcome:
+) -> InvocationOutcome:
     timings: dict[str, float] = {}
     lang = validate_language(job.lang)
 
@@ -255,9 +259,9 @@ def _run(
     logger.info(
         "job %s completed: %d pages in %.0f ms", job.job_id, len(outcome.pages), timings["total"]
     )
-    return JobOutcome(
+    return InvocationOutcome(
         job_id=job.job_id,
-        status=JobStatus.COMPLETED.value,
+        status=InvocationStatus.COMPLETED,
         result_uri=result_uri,
         timings_ms=timings,
     )
@@ -273,7 +277,7 @@ def _complete_from_cache(
     settings: ProcessorSettings,
     timings: dict[str, float],
     started: float,
-) -> JobOutcome:
+) -> InvocationOutcome:
     """The same bytes were OCR'd before with the same settings: reuse that result."""
     if job.options.searchable_pdf:
         write_result_pdf(s3, settings.results_bucket, job.job_id, data=data, pages=cached.pages)
@@ -300,9 +304,9 @@ def _complete_from_cache(
         cached=True,
     )
     logger.info("job %s completed from the result cache", job.job_id)
-    return JobOutcome(
+    return InvocationOutcome(
         job_id=job.job_id,
-        status=JobStatus.COMPLETED.value,
+        status=InvocationStatus.COMPLETED,
         result_uri=result_uri,
         timings_ms=timings,
     )

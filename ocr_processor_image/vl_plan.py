@@ -28,19 +28,17 @@ from idp.chunks import should_chunk
 from idp.documents import open_document
 from idp.errors import JobError
 from idp.jobs import DispatchedJob, validate_language
-from idp.names import JobStatus, Service
+from idp.names import Service
 from idp.store import JobStore
 from idp.vl_submit import VlEndpointSubmitter
 from ocr_processor_image.fan_out import fan_out
-from ocr_processor_image.outputs import JobOutcome, ms
+from ocr_processor_image.outputs import InvocationOutcome, InvocationStatus, ms
 from ocr_processor_image.settings import ProcessorSettings
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 
 logger = Logger(service=Service.PROCESSOR.value, child=True)
-
-SUBMITTED = "SUBMITTED"
 
 
 def vl_chunk_pages(settings: ProcessorSettings) -> int:
@@ -56,7 +54,7 @@ def plan_vl(
     settings: ProcessorSettings,
     endpoint: VlEndpointSubmitter,
     invocation_id: str,
-) -> JobOutcome:
+) -> InvocationOutcome:
     """Submit `job` to the VL endpoint, whole or in chunks. Re-raises only unexpected faults."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
@@ -73,7 +71,9 @@ def plan_vl(
         store.mark_failed(
             job.job_id, error, timings_ms={"total": ms(time.perf_counter() - started)}
         )
-        return JobOutcome(job_id=job.job_id, status=JobStatus.FAILED.value, error=error.to_record())
+        return InvocationOutcome(
+            job_id=job.job_id, status=InvocationStatus.FAILED, error=error.to_record()
+        )
 
     chunk_pages = vl_chunk_pages(settings)
     if should_chunk(facts.page_count, chunk_pages):
@@ -93,8 +93,10 @@ def plan_vl(
         )
     if not store.claim_submission(job.job_id, invocation_id=invocation_id):
         logger.info("job %s was submitted by another invocation or has ended", job.job_id)
-        return JobOutcome(job_id=job.job_id, status="SKIPPED")
+        return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.SKIPPED)
     submission = endpoint.submit(job)
     store.record_dispatch(job.job_id, **submission.facts(), pages_total=facts.page_count)
     logger.info("job %s submitted to %s: %d pages", job.job_id, endpoint.target, facts.page_count)
-    return JobOutcome(job_id=job.job_id, status=SUBMITTED, timings_ms=timings)
+    return InvocationOutcome(
+        job_id=job.job_id, status=InvocationStatus.SUBMITTED, timings_ms=timings
+    )

@@ -17,14 +17,16 @@ from idp.names import JobStatus, OcrModel
 from idp.ocr.paddle_engines import EngineRegistry
 from idp.synthetic import long_pdf
 from idp.vl_submit import VlEndpointSubmitter
-from ocr_processor_image.outputs import JobOutcome
+from ocr_processor_image.outputs import InvocationOutcome
 from ocr_processor_image.processor import process_job
 from tests.processor.conftest import REGION, RESULTS_BUCKET, Aws
 
 ENDPOINT = "idp-test-vl"
 
 
-def plan(aws: Aws, job: DispatchedJob, engines: EngineRegistry, invocation: str) -> JobOutcome:
+def plan(
+    aws: Aws, job: DispatchedJob, engines: EngineRegistry, invocation: str
+) -> InvocationOutcome:
     endpoint = VlEndpointSubmitter(
         s3=aws.s3,
         runtime=boto3.client("sagemaker-runtime", region_name=REGION),
