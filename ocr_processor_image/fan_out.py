@@ -26,12 +26,11 @@ from idp.jobs import DispatchedJob
 from idp.lambda_invoke import ProcessorInvoker
 from idp.names import MediaType, Service
 from idp.results import SourceInfo
-from idp.store import JobStore
-from ocr_processor_image.outputs import InvocationOutcome, InvocationStatus, ms
-from ocr_processor_image.settings import ProcessorSettings
+from idp.timestamps import ms
+from ocr_processor_image.outputs import InvocationOutcome, InvocationStatus
 
 if TYPE_CHECKING:
-    from mypy_boto3_s3 import S3Client
+    from ocr_processor_image.warm_state import WarmState
 
 logger = Logger(service=Service.PROCESSOR.value, child=True)
 
@@ -39,19 +38,19 @@ logger = Logger(service=Service.PROCESSOR.value, child=True)
 def fan_out(
     job: DispatchedJob,
     data: bytes,
+    warm: WarmState,
     *,
     facts: DocumentFacts,
     content_sha256: str,
     content_key: str | None,
-    s3: S3Client,
-    store: JobStore,
-    settings: ProcessorSettings,
     chunks: ProcessorInvoker,
     invocation_id: str,
     timings: dict[str, float],
     chunk_pages: int | None = None,
 ) -> InvocationOutcome:
-    """Split `job`'s document into chunks and dispatch them; the job stays PROCESSING."""
+    """Split `job`'s document into chunks and dispatch them to `chunks`; the job stays
+    PROCESSING."""
+    s3, store, settings = warm.s3, warm.store, warm.settings
     started = time.perf_counter()
     chunk_pages = chunk_pages or settings.chunk_pages
     planned = plan_chunks(facts.page_count, chunk_pages)

@@ -1,12 +1,11 @@
 """Lambda entry point of the OCR processor (container image): async-invoked with a DispatchedJob.
 
-Thin: parse the event, hand it to `process_job` with clients, store and the warm engine
-registry, which are all created once per container on the first invocation.
+Thin: parse the event, hand it to `process_job` with the container's `WarmState` (settings,
+clients, store and engine registry), created once per container on the first invocation.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
@@ -15,7 +14,7 @@ from pydantic import ValidationError
 from idp.aws.clients import client, dynamodb_table
 from idp.errors import InvalidMessage
 from idp.jobs import DispatchedJob
-from idp.lambda_invoke import LambdaProcessorInvoker, ProcessorInvoker
+from idp.lambda_invoke import LambdaProcessorInvoker
 from idp.names import Service
 from idp.ocr.model_cache import ModelCache
 from idp.ocr.paddle_engines import EngineRegistry, EngineSettings, prepare_paddle_environment
@@ -24,24 +23,12 @@ from idp.vl_submit import VlEndpointSubmitter
 from ocr_processor_image.outputs import InvocationStatus
 from ocr_processor_image.processor import process_job
 from ocr_processor_image.settings import ProcessorSettings
+from ocr_processor_image.warm_state import WarmState
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
-    from mypy_boto3_s3 import S3Client
 
 logger = Logger(service=Service.PROCESSOR.value)
-
-
-@dataclass
-class WarmState:
-    """Everything a warm container keeps between invocations."""
-
-    settings: ProcessorSettings
-    s3: S3Client
-    store: JobStore
-    engines: EngineRegistry
-    chunks: ProcessorInvoker | None = None  # this function, for a large document's chunks
-    vl: VlEndpointSubmitter | None = None  # the PaddleOCR-VL endpoint, when deployed
 
 
 _warm: WarmState | None = None
@@ -120,12 +107,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     logger.append_keys(job_id=job.job_id, model=job.model.value, lang=job.lang)
     outcome = process_job(
         job,
-        s3=warm.s3,
-        store=warm.store,
-        engines=warm.engines,
-        settings=warm.settings,
-        chunks=warm.chunks,
-        vl=warm.vl,
+        warm,
         invocation_id=context.aws_request_id,
         # Held for what is left of this invocation, plus a margin for clock skew.
         lease_seconds=context.get_remaining_time_in_millis() / 1000 + 60,

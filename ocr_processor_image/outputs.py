@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from aws_lambda_powertools import Logger
+
 from idp import names
 from idp.aws.s3 import read_input, s3_uri
+from idp.documents import DocumentFacts, open_document
 from idp.jobs import DispatchedJob
-from idp.names import JobStatus
+from idp.names import JobStatus, Service
 from idp.results import OcrResult, PageResult, result_key
 from idp.searchable_pdf import upload_searchable_pdf
+from idp.timestamps import ms
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
+
+    from idp.errors import JobError
+    from idp.store import JobStore
+    from ocr_processor_image.warm_state import WarmState
+
+logger = Logger(service=Service.PROCESSOR.value, child=True)
 
 
 class InvocationStatus(StrEnum):
@@ -51,8 +62,30 @@ class InvocationOutcome:
         return out
 
 
-def ms(seconds: float) -> float:
-    return round(seconds * 1000, 1)
+def fail_job(
+    store: JobStore, job_id: str, error: JobError, *, started: float | None = None, **fields: Any
+) -> InvocationOutcome:
+    """End the job FAILED with a user's error (`started`: when its work began, for its total
+    time). The invocation returns normally: Lambda's retry could not change the answer."""
+    if started is not None:
+        fields["timings_ms"] = {"total": ms(time.perf_counter() - started)}
+    logger.warning("job %s failed: %s %s", job_id, error.code, error.message, extra=fields)
+    store.mark_failed(job_id, error, **fields)
+    return InvocationOutcome(job_id=job_id, status=InvocationStatus.FAILED, error=error.to_record())
+
+
+def read_document(
+    job: DispatchedJob, warm: WarmState, timings: dict[str, float]
+) -> tuple[bytes, DocumentFacts]:
+    """The job's input and its facts (the download's time in `timings`). A damaged, oversized
+    or too long document is refused here, before an engine is loaded or GPU time is spent."""
+    started = time.perf_counter()
+    data = read_input(warm.s3, job.bucket, job.key, max_bytes=warm.settings.max_input_bytes)
+    timings["download"] = ms(time.perf_counter() - started)
+    with open_document(
+        data, pdf_scale=job.options.pdf_scale, max_pages=warm.settings.max_pages
+    ) as document:
+        return data, document.facts
 
 
 def write_result(s3: S3Client, bucket: str, result: OcrResult) -> str:

@@ -23,6 +23,7 @@ from idp.ocr.paddle_engines import EngineRegistry, EngineSettings
 from idp.store import JobStore, jobs_table_definition
 from ocr_processor_image import handler
 from ocr_processor_image.settings import ProcessorSettings
+from ocr_processor_image.warm_state import WarmState
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
@@ -145,8 +146,8 @@ def aws(tmp_path: Path) -> Iterator[Aws]:
 def install_warm_state(aws: Aws) -> Iterator[Any]:
     """Install the handler's warm state around the moto clients and a given engine registry."""
 
-    def install(engines: EngineRegistry) -> handler.WarmState:
-        warm = handler.WarmState(settings=aws.settings, s3=aws.s3, store=aws.store, engines=engines)
+    def install(engines: EngineRegistry) -> WarmState:
+        warm = WarmState(settings=aws.settings, s3=aws.s3, store=aws.store, engines=engines)
         handler.set_warm_state(warm)
         return warm
 

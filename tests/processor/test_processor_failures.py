@@ -16,6 +16,7 @@ from idp.names import JobStatus, OcrModel
 from idp.ocr.paddle_engines import EngineRegistry
 from ocr_processor_image import handler
 from ocr_processor_image.processor import process_job
+from ocr_processor_image.warm_state import WarmState
 from tests.processor.conftest import RESULTS_BUCKET, Aws
 
 
@@ -135,7 +136,9 @@ def test_unexpected_fault_is_raised_for_a_lambda_retry(
     job = aws.create_job("input/PP-OCRv5/page.png", _png())
     # WHEN it is processed
     with pytest.raises(ClientError):
-        process_job(job, s3=aws.s3, store=aws.store, engines=registry, settings=aws.settings)
+        process_job(
+            job, WarmState(settings=aws.settings, s3=aws.s3, store=aws.store, engines=registry)
+        )
     # THEN the job stays active (the retry or the on-failure destination ends it) and the
     # attempt is counted
     record = aws.record(job.job_id)

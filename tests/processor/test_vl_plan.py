@@ -19,6 +19,7 @@ from idp.synthetic import long_pdf
 from idp.vl_submit import VlEndpointSubmitter
 from ocr_processor_image.outputs import InvocationOutcome
 from ocr_processor_image.processor import process_job
+from ocr_processor_image.warm_state import WarmState
 from tests.processor.conftest import REGION, RESULTS_BUCKET, Aws
 
 ENDPOINT = "idp-test-vl"
@@ -33,15 +34,14 @@ def plan(
         endpoint_name=ENDPOINT,
         results_bucket=RESULTS_BUCKET,
     )
-    return process_job(
-        job,
+    warm = WarmState(
+        settings=aws.settings.model_copy(update={"max_pages": names.DEFAULT_MAX_PAGES}),
         s3=aws.s3,
         store=aws.store,
         engines=engines,
-        settings=aws.settings.model_copy(update={"max_pages": names.DEFAULT_MAX_PAGES}),
         vl=endpoint,
-        invocation_id=invocation,
     )
+    return process_job(job, warm, invocation_id=invocation)
 
 
 def manifest(aws: Aws, key: str) -> DispatchedJob:
