@@ -43,17 +43,13 @@ from idp.names import JobStatus
 from idp.result_cache import ResultCache
 from idp.results import result_key
 from idp.store import JobStore
-from idp.timestamps import parse_timestamp, utc_now
+from idp.timestamps import ms, parse_timestamp, utc_now
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
     from mypy_boto3_s3.type_defs import ObjectIdentifierTypeDef
 
 logger = logging.getLogger(__name__)
-
-
-def _ms(seconds: float) -> float:
-    return round(seconds * 1000, 1)
 
 
 @dataclass(frozen=True)
@@ -140,12 +136,12 @@ class FanIn:
             return PartialResult.model_validate_json(body.read())
 
         def timings(parts: list[dict[str, float]]) -> dict[str, float]:
-            merged = merged_timings(plan, parts, merge_ms=_ms(time.perf_counter() - started))
+            merged = merged_timings(plan, parts, merge_ms=ms(time.perf_counter() - started))
             fan_out = record.get("fan_out_timings_ms") or {}
             merged["dispatch"] = float(fan_out.get("dispatch", 0.0))
             began = record.get("started_at") or record.get("created_at")
             if began:
-                merged["total"] = _ms(max(0.0, time.time() - parse_timestamp(began).timestamp()))
+                merged["total"] = ms(max(0.0, time.time() - parse_timestamp(began).timestamp()))
             return merged
 
         if self._extra_outputs is not None:

@@ -24,6 +24,7 @@ from idp.jobs import JobOptions
 from idp.ocr.engine import MultiPageEngine, OcrEngine, PageContent, PageImage
 from idp.ocr.model_cache import ModelCache
 from idp.results import EngineInfo
+from idp.timestamps import ms
 from sagemaker_container.paddleocr_vl import (
     PaddleOcrVlEngine,
     VlEngineConfig,
@@ -319,7 +320,7 @@ def warm_up(engines: LoadedEngines) -> dict[str, float]:
     for index, engine in enumerate(engines.pool.engines):
         started = time.perf_counter()
         content = engine.recognize(page)
-        timings[f"warmup_{index}_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        timings[f"warmup_{index}_ms"] = ms(time.perf_counter() - started)
         if not recognized_text(content):
             raise EngineFailure(
                 f"warm-up inference on engine instance {index} recognized no text on a page of "

@@ -38,6 +38,7 @@ from idp.errors import (
     UnsupportedModel,
 )
 from idp.results import OcrResult
+from idp.timestamps import ms
 from sagemaker_container.engines import (
     EngineBusy,
     LoadedEngines,
@@ -99,7 +100,7 @@ class ServerState:
         with self._lock:
             self.engines = engines
             self.warmup_ms = warmup_ms
-            self.load_ms = round((time.monotonic() - self.started_at) * 1000, 1)
+            self.load_ms = ms(time.monotonic() - self.started_at)
             self.phase = Phase.READY
         logger.info("ready: %s in %.0f ms", engines.info.name, self.load_ms)
 

@@ -24,6 +24,7 @@ from idp.jobs import DispatchedJob, validate_language
 from idp.names import OcrModel, TextLayerMode
 from idp.ocr.pipeline import ocr_document
 from idp.results import OcrResult
+from idp.timestamps import ms
 from sagemaker_container.engines import LoadedEngines
 from sagemaker_container.settings import ServerSettings
 
@@ -125,10 +126,10 @@ def run_job(
             page_offset=source.page_offset,
         )
     timings = {
-        "fetch": _ms(fetched - started),
-        "queue": _ms(leased - fetched),
+        "fetch": ms(fetched - started),
+        "queue": ms(leased - fetched),
         **outcome.timings_ms,
-        "total": _ms(time.perf_counter() - started),
+        "total": ms(time.perf_counter() - started),
     }
     return OcrResult.assemble(
         job_id=job.job_id,
@@ -139,7 +140,3 @@ def run_job(
         pages=outcome.pages,
         timings_ms=timings,
     )
-
-
-def _ms(seconds: float) -> float:
-    return round(seconds * 1000, 1)
