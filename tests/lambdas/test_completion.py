@@ -268,14 +268,7 @@ def crash_record(**context: Any) -> str:
 
 
 def processing_job(aws: EmulatedAws, attempts: int) -> None:
-    aws.store.create(
-        job_id=OCR_JOB,
-        model=OcrModel.PP_OCRV5,
-        lang="en",
-        input_bucket=INPUT_BUCKET,
-        input_key="input/PP-OCRv5/big-scan.pdf",
-        options={},
-    )
+    aws.queue_job(OCR_JOB, OcrModel.PP_OCRV5, "input/PP-OCRv5/big-scan.pdf")
     for _ in range(attempts):
         aws.store.mark_processing(OCR_JOB)
 

@@ -414,7 +414,7 @@ def test_concurrent_deliveries_of_one_message_make_one_run(
     routers = [
         JobRouter(
             s3=aws.s3,
-            store=JobStore(aws.clients.dynamodb.Table(JOBS_TABLE)),
+            store=JobStore(aws.dynamodb.Table(JOBS_TABLE)),
             processor=processor_runs,
             vl=None,
             max_input_bytes=names.DEFAULT_MAX_INPUT_BYTES,
@@ -451,13 +451,8 @@ def test_an_explicit_job_id_reused_for_another_input_does_not_run(
     aws.put_input("a.pdf")
     aws.put_input("b.pdf")
     router = make_router()
-    aws.store.create(
-        job_id="invoice-1",
-        model=names.OcrModel.PP_OCRV5,
-        lang="en",
-        input_bucket=INPUT_BUCKET,
-        input_key="a.pdf",
-        options=JobOptions().model_dump(mode="json"),
+    aws.queue_job(
+        "invoice-1", names.OcrModel.PP_OCRV5, "a.pdf", options=JobOptions().model_dump(mode="json")
     )
 
     # WHEN another message reuses that id for a different file
