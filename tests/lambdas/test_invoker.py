@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import threading
@@ -410,17 +411,9 @@ def test_concurrent_deliveries_of_one_message_make_one_run(
     faults.serialize_calls(aws.table.meta.client)  # DynamoDB's per-request atomicity
     aws.put_input("doc.pdf")
     message = direct("doc.pdf", model="ocr")
-    template = make_router()
+    template = make_router(vl_enabled=False, dispatch_lease_seconds=names.DISPATCH_LEASE_SECONDS)
     routers = [
-        JobRouter(
-            s3=aws.s3,
-            store=JobStore(aws.dynamodb.Table(JOBS_TABLE)),
-            processor=processor_runs,
-            vl=None,
-            max_input_bytes=names.DEFAULT_MAX_INPUT_BYTES,
-            telemetry=template._telemetry,
-            logger=template._logger,
-        )
+        dataclasses.replace(template, store=JobStore(aws.dynamodb.Table(JOBS_TABLE)))
         for _ in range(6)
     ]
     start = threading.Barrier(len(routers))
