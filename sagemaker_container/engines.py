@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from idp import names, synthetic
 from idp.errors import EngineFailure, ModelUnavailable
@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SUBSTITUTE_ENGINE_NAME = "substitute:PP-OCRv5"
+# The VLM server's settings (VlmServerSettings) that its spec's command line takes as they are.
+_COMMAND_LINE_SETTINGS: Final = frozenset(
+    {"command", "port", "gpu_memory_utilization", "max_num_seqs", "extra_args"}
+)
 
 
 class PhaseReporter(Protocol):
@@ -251,14 +255,10 @@ def build_paddleocr_vl_engines(
     else:
         report("starting-vlm-server")
         spec = VlmServerSpec(
-            command=server.command,
             model_dir=weights.vlm_dir,
             served_model_name=models.vlm_model,
-            port=server.port,
-            gpu_memory_utilization=server.gpu_memory_utilization,
-            max_num_seqs=server.max_num_seqs,
             chat_template=paddlex_chat_template(models.vlm_model),
-            extra_args=server.extra_args,
+            **server.model_dump(include=_COMMAND_LINE_SETTINGS),
         )
         supervisor = VlmServerSupervisor(
             spec, startup_timeout_s=server.startup_timeout_s, max_restarts=server.max_restarts
