@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
@@ -128,9 +127,8 @@ class ServerSettings(_ContainerSettings):
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Self:
-        env = os.environ if environ is None else environ
-        settings = super().from_env(env)
-        return settings.model_copy(update={"vlm_server": VlmServerSettings.from_env(env)})
+        settings = super().from_env(environ)
+        return settings.model_copy(update={"vlm_server": VlmServerSettings.from_env(environ)})
 
     @field_validator("engine", mode="before")
     @classmethod
