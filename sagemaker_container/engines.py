@@ -47,9 +47,13 @@ logger = logging.getLogger(__name__)
 
 SUBSTITUTE_ENGINE_NAME = "substitute:PP-OCRv5"
 # The VLM server's settings (VlmServerSettings) that its spec's command line takes as they are.
-_COMMAND_LINE_SETTINGS: Final = frozenset(
-    {"command", "port", "gpu_memory_utilization", "max_num_seqs", "extra_args"}
-)
+_COMMAND_LINE_SETTINGS: Final = {
+    "command",
+    "port",
+    "gpu_memory_utilization",
+    "max_num_seqs",
+    "extra_args",
+}
 
 
 class PhaseReporter(Protocol):

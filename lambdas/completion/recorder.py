@@ -234,7 +234,7 @@ class CompletionRecorder:
         self, notification: AsyncInferenceNotification, job: dict[str, Any]
     ) -> CompletionOutcome:
         error, fields = self._inference_error(notification)
-        return self._fail(job[names.JOB_ID_ATTR], error, **fields)
+        return self._fail(notification.inference_id, error, **fields)
 
     def _inference_error(
         self, notification: AsyncInferenceNotification

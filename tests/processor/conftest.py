@@ -157,7 +157,7 @@ def start_handler(aws: Aws, lambda_context: Any) -> Iterator[Callable[[EngineReg
 
         def invoke(event: DispatchedJob | dict[str, Any]) -> dict[str, Any]:
             if isinstance(event, DispatchedJob):
-                event = json.loads(event.model_dump_json())
+                return handler.lambda_handler(json.loads(event.model_dump_json()), lambda_context)
             return handler.lambda_handler(event, lambda_context)
 
         return invoke

@@ -19,7 +19,7 @@ from idp.names import JobStatus, OcrModel
 from idp.ocr.paddle_engines import EngineRegistry
 from idp.synthetic import long_pdf
 from idp.vl_submit import VlEndpointSubmitter
-from ocr_processor_image.outputs import InvocationOutcome
+from ocr_processor_image.outputs import InvocationOutcome, InvocationStatus
 from ocr_processor_image.processor import process_job
 from ocr_processor_image.warm_state import WarmState
 from tests.processor.conftest import REGION, RESULTS_BUCKET, Aws
@@ -123,6 +123,6 @@ def test_a_document_the_endpoint_could_not_read_fails_before_any_gpu_time(
     outcome = plan(job, "invocation-1")
 
     # THEN it fails with the document's error, and nothing was submitted
-    assert outcome.status == JobStatus.FAILED
+    assert outcome.status == InvocationStatus.FAILED
     assert aws.record(job.job_id)["error"]["code"] == code
     assert aws.keys(RESULTS_BUCKET, names.VL_MANIFEST_PREFIX) == []
