@@ -17,7 +17,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from idp import names
-from idp.aws.errors import is_not_found
+from idp.aws.errors import is_missing_object
 from idp.aws.s3 import parse_s3_uri
 from idp.jobs import JobOptions
 from idp.names import JobStatus, OcrModel, Output
@@ -202,7 +202,7 @@ class PipelineClient:
                     bucket, key.rsplit("/", 1)[0] + "/" + name, str(target / name)
                 )
             except ClientError as exc:
-                if not is_not_found(exc):
+                if not is_missing_object(exc):
                     raise
         return json_path
 

@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING
 from botocore.exceptions import ClientError
 from pypdf.errors import PyPdfError
 
-from idp.aws.errors import is_not_found
+from idp.aws.errors import is_missing_object
 from idp.aws.s3 import s3_uri
 from idp.chunks import work_prefix
 from idp.searchable_pdf.document import concatenate_pdfs, write_searchable_pdf
@@ -89,7 +89,7 @@ def merge_searchable_parts(
         try:
             concatenate_pdfs(parts(), pdf)
         except ClientError as exc:
-            if not is_not_found(exc):
+            if not is_missing_object(exc):
                 raise
             logger.warning("no searchable PDF for job %s: a chunk wrote no part", job_id)
             return None

@@ -20,7 +20,7 @@ from botocore.exceptions import ClientError
 from pydantic import ValidationError
 
 from idp import names
-from idp.aws.errors import is_not_found
+from idp.aws.errors import is_missing_object
 from idp.aws.s3 import parse_s3_uri, s3_uri
 from idp.aws.telemetry import Telemetry
 from idp.chunks import PartialResult
@@ -375,7 +375,7 @@ class CompletionRecorder:
         try:
             return self.s3.get_object(Bucket=bucket, Key=key)["Body"].read()
         except ClientError as exc:
-            if is_not_found(exc):
+            if is_missing_object(exc):
                 return None
             raise
 
