@@ -306,12 +306,12 @@ def gpu_ready() -> str | None:
 def measure(
     pages: Sequence[PageImage], *, concurrency: int
 ) -> tuple[ModeResult, ModeResult, float, dict[str, Any]]:
-    """Start the container's runtime, then time serial and concurrent mode on the same pages.
+    """Start the container's engines, then time serial and concurrent mode on the same pages.
 
     Returns both mode results, the mean CER between their texts, and the settings used.
     Raises ModelUnavailable when the weights are missing.
     """
-    from sagemaker_container.engines import build_paddleocr_vl_runtime, warm_up_page
+    from sagemaker_container.engines import build_paddleocr_vl_engines, warm_up_page
     from sagemaker_container.paddleocr_vl import (
         PaddleOcrVlEngine,
         VlEngineConfig,
@@ -326,7 +326,7 @@ def measure(
         import boto3
 
         s3 = boto3.client("s3")
-    runtime = build_paddleocr_vl_runtime(
+    engines = build_paddleocr_vl_engines(
         settings, s3=s3, report=lambda phase: print(f"  {phase} ...")
     )
     sampler = GpuSampler()
@@ -335,19 +335,19 @@ def measure(
         serial_engine = PaddleOcrVlEngine(
             VlEngineConfig(
                 models=pipeline_models(settings.pipeline_version),
-                layout_model_dir=Path(runtime.details["layout_model_dir"]),
-                server_url=runtime.details["vlm_server_url"],
+                layout_model_dir=Path(engines.details["layout_model_dir"]),
+                server_url=engines.details["vlm_server_url"],
                 region_concurrency=1,
                 device=settings.device,
             )
         )
         warm = warm_up_page()
         serial_engine.recognize(warm)
-        for engine in runtime.pool.engines:
+        for engine in engines.pool.engines:
             engine.recognize(warm)
 
         def concurrent_recognize(page: PageImage) -> PageContent:
-            with runtime.pool.lease() as engine:
+            with engines.pool.lease() as engine:
                 return engine.recognize(page)
 
         serial, serial_out = run_mode(
@@ -359,7 +359,7 @@ def measure(
         serial_engine.close()
     finally:
         sampler.stop()
-        runtime.close()
+        engines.close()
     difference = statistics.fmean(
         character_error_rate(page_text(a), page_text(b))
         for a, b in zip(serial_out, concurrent_out, strict=True)

@@ -17,6 +17,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from idp import names
+from idp.aws.errors import is_missing_object
+from idp.aws.s3 import parse_s3_uri
 from idp.jobs import JobOptions
 from idp.names import JobStatus, OcrModel, Output
 from idp.store import JobStore
@@ -178,7 +180,7 @@ class PipelineClient:
         uri = record.get("result_uri")
         if not uri:
             raise LookupError(f"job {job_id} has no result (status {record.get('status')})")
-        bucket, _, key = str(uri).removeprefix("s3://").partition("/")
+        bucket, key = parse_s3_uri(str(uri))
         body = self._s3.get_object(Bucket=bucket, Key=key)["Body"].read()
         document: dict[str, Any] = json.loads(body)
         return document
@@ -190,7 +192,7 @@ class PipelineClient:
             raise LookupError(f"job {job_id} has no result")
         target = out_dir / job_id
         target.mkdir(parents=True, exist_ok=True)
-        bucket, _, key = str(record["result_uri"]).removeprefix("s3://").partition("/")
+        bucket, key = parse_s3_uri(str(record["result_uri"]))
         json_path = target / names.RESULT_JSON
         self._s3.download_file(bucket, key, str(json_path))
         # result.md exists only for layout models, result.pdf unless the job turned it off.
@@ -200,7 +202,7 @@ class PipelineClient:
                     bucket, key.rsplit("/", 1)[0] + "/" + name, str(target / name)
                 )
             except ClientError as exc:
-                if exc.response.get("Error", {}).get("Code") not in ("404", "NoSuchKey"):
+                if not is_missing_object(exc):
                     raise
         return json_path
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from idp import names
+from idp.aws.s3 import s3_uri
 from idp.chunks import (
     ChunkPlan,
     ChunkSpec,
@@ -42,17 +43,13 @@ from idp.names import JobStatus
 from idp.result_cache import ResultCache
 from idp.results import result_key
 from idp.store import JobStore
-from idp.timestamps import parse_timestamp, utc_now
+from idp.timestamps import ms, parse_timestamp, utc_now
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
     from mypy_boto3_s3.type_defs import ObjectIdentifierTypeDef
 
 logger = logging.getLogger(__name__)
-
-
-def _ms(seconds: float) -> float:
-    return round(seconds * 1000, 1)
 
 
 @dataclass(frozen=True)
@@ -68,6 +65,7 @@ class Merged:
 ExtraOutputs = Callable[[str, ChunkPlan], None]
 
 
+@dataclass(frozen=True, kw_only=True)
 class FanIn:
     """Commits chunks of jobs whose work lives under work/<job_id>/ in `bucket`.
 
@@ -75,34 +73,26 @@ class FanIn:
     chunks' parts) after result.json and before the job completes.
     """
 
-    def __init__(
-        self,
-        *,
-        s3: S3Client,
-        store: JobStore,
-        bucket: str,
-        extra_outputs: ExtraOutputs | None = None,
-    ) -> None:
-        self._s3 = s3
-        self._store = store
-        self._bucket = bucket
-        self._extra_outputs = extra_outputs
+    s3: S3Client
+    store: JobStore
+    bucket: str
+    extra_outputs: ExtraOutputs | None = None
 
     def read_plan(self, job_id: str) -> ChunkPlan:
-        body = self._s3.get_object(Bucket=self._bucket, Key=plan_key(job_id))["Body"]
+        body = self.s3.get_object(Bucket=self.bucket, Key=plan_key(job_id))["Body"]
         return ChunkPlan.model_validate_json(body.read())
 
     def commit(self, partial: PartialResult) -> dict[str, Any] | None:
         """Write the chunk's partial result and count it: the record after the count, or None
         when it was counted before (a duplicate) or the job has ended."""
         job_id, chunk = partial.job_id, partial.chunk
-        self._s3.put_object(
-            Bucket=self._bucket,
+        self.s3.put_object(
+            Bucket=self.bucket,
             Key=partial_key(job_id, chunk.index),
             Body=partial.model_dump_json().encode(),
             ContentType="application/json",
         )
-        return self._store.commit_chunk(job_id, chunk_index=chunk.index, pages=chunk.page_count)
+        return self.store.commit_chunk(job_id, chunk_index=chunk.index, pages=chunk.page_count)
 
     def merge_if_complete(
         self,
@@ -116,12 +106,12 @@ class FanIn:
         merge; None when chunks are still running or another invocation merges."""
         if record.get("chunks_done") != record.get("chunks_total"):
             # A stale read is harmless: the chunk whose count completes the set sees it complete.
-            record = self._store.get(job_id) or record
+            record = self.store.get(job_id) or record
         if record.get("chunks_done") != record.get("chunks_total"):
             return None
         if JobStatus(record["status"]).is_terminal:
             return None
-        if not self._store.claim_merge(
+        if not self.store.claim_merge(
             job_id, invocation_id=invocation_id, lease_seconds=lease_seconds
         ):
             logger.info("job %s is merged by another invocation or has ended", job_id)
@@ -131,25 +121,25 @@ class FanIn:
     def merge(self, job_id: str, record: dict[str, Any]) -> Merged:
         """Write the job's result.json (+ result.md) from its partials and complete it."""
         started = time.perf_counter()
-        bucket = self._bucket
+        bucket = self.bucket
         plan = self.read_plan(job_id)
 
         def read_part(chunk: ChunkSpec) -> PartialResult:
-            body = self._s3.get_object(Bucket=bucket, Key=partial_key(job_id, chunk.index))["Body"]
+            body = self.s3.get_object(Bucket=bucket, Key=partial_key(job_id, chunk.index))["Body"]
             return PartialResult.model_validate_json(body.read())
 
         def timings(parts: list[dict[str, float]]) -> dict[str, float]:
-            merged = merged_timings(plan, parts, merge_ms=_ms(time.perf_counter() - started))
+            merged = merged_timings(plan, parts, merge_ms=ms(time.perf_counter() - started))
             fan_out = record.get("fan_out_timings_ms") or {}
             merged["dispatch"] = float(fan_out.get("dispatch", 0.0))
             began = record.get("started_at") or record.get("created_at")
             if began:
-                merged["total"] = _ms(max(0.0, time.time() - parse_timestamp(began).timestamp()))
+                merged["total"] = ms(max(0.0, time.time() - parse_timestamp(began).timestamp()))
             return merged
 
-        if self._extra_outputs is not None:
+        if self.extra_outputs is not None:
             # First, so that the merge's time in result.json includes them.
-            self._extra_outputs(job_id, plan)
+            self.extra_outputs(job_id, plan)
         json_key = result_key(job_id)
         with (
             tempfile.TemporaryFile() as result_file,
@@ -159,21 +149,21 @@ class FanIn:
                 plan, read_part, result_file, timings=timings, markdown_out=markdown_file
             )
             result_file.seek(0)
-            self._s3.upload_fileobj(
+            self.s3.upload_fileobj(
                 result_file, bucket, json_key, ExtraArgs={"ContentType": "application/json"}
             )
             if merged.has_markdown:
                 markdown_file.seek(0)
-                self._s3.upload_fileobj(
+                self.s3.upload_fileobj(
                     markdown_file,
                     bucket,
                     result_key(job_id, names.RESULT_MD),
                     ExtraArgs={"ContentType": "text/markdown; charset=utf-8"},
                 )
         if plan.cache_key is not None:
-            ResultCache(self._s3, bucket).put_copy(plan.cache_key, source_key=json_key)
-        result_uri = f"s3://{bucket}/{json_key}"
-        completed = self._store.mark_completed(
+            ResultCache(self.s3, bucket).put_copy(plan.cache_key, source_key=json_key)
+        result_uri = s3_uri(bucket, json_key)
+        completed = self.store.mark_completed(
             job_id,
             result_uri=result_uri,
             page_count=merged.pages,
@@ -198,14 +188,14 @@ class FanIn:
     def delete_work(self, job_id: str) -> None:
         """Best effort: the bucket's lifecycle rule expires whatever this leaves."""
         try:
-            paginator = self._s3.get_paginator("list_objects_v2")
-            for page in paginator.paginate(Bucket=self._bucket, Prefix=work_prefix(job_id)):
+            paginator = self.s3.get_paginator("list_objects_v2")
+            for page in paginator.paginate(Bucket=self.bucket, Prefix=work_prefix(job_id)):
                 keys: list[ObjectIdentifierTypeDef] = [
                     {"Key": item["Key"]} for item in page.get("Contents", [])
                 ]
                 if keys:
-                    self._s3.delete_objects(
-                        Bucket=self._bucket, Delete={"Objects": keys, "Quiet": True}
+                    self.s3.delete_objects(
+                        Bucket=self.bucket, Delete={"Objects": keys, "Quiet": True}
                     )
         except ClientError as exc:
             logger.warning("could not delete job %s's partials: %s", job_id, exc)

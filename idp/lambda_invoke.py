@@ -3,6 +3,7 @@ fan-out of a large document's chunks both go through it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol
 
 from idp.jobs import DispatchedJob
@@ -22,6 +23,7 @@ class ProcessorInvoker(Protocol):
     def invoke_async(self, job: DispatchedJob) -> None: ...
 
 
+@dataclass(frozen=True)
 class LambdaProcessorInvoker:
     """The production `ProcessorInvoker`: `lambda.invoke(InvocationType="Event")`.
 
@@ -29,22 +31,21 @@ class LambdaProcessorInvoker:
     processor's async configuration take over from there.
     """
 
-    def __init__(self, lambda_client: LambdaClient, *, function_name: str) -> None:
-        self._lambda = lambda_client
-        self._function_name = function_name
+    lambda_client: LambdaClient
+    function_name: str
 
     @property
     def target(self) -> str:
-        return f"lambda:{self._function_name}"
+        return f"lambda:{self.function_name}"
 
     def invoke_async(self, job: DispatchedJob) -> None:
-        response = self._lambda.invoke(
-            FunctionName=self._function_name,
+        response = self.lambda_client.invoke(
+            FunctionName=self.function_name,
             InvocationType="Event",
             Payload=job.model_dump_json(exclude_none=True).encode(),
         )
         if response["StatusCode"] != _ASYNC_ACCEPTED:
             raise RuntimeError(
-                f"async invoke of {self._function_name} answered {response['StatusCode']}, "
+                f"async invoke of {self.function_name} answered {response['StatusCode']}, "
                 f"not {_ASYNC_ACCEPTED}"
             )

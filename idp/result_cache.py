@@ -13,6 +13,7 @@ from botocore.exceptions import ClientError
 from pydantic import ValidationError
 
 from idp import names
+from idp.aws.errors import is_missing_object
 from idp.jobs import JobOptions
 from idp.names import OcrModel
 from idp.results import OcrResult
@@ -43,7 +44,7 @@ class ResultCache:
         try:
             body = self._s3.get_object(Bucket=self._bucket, Key=self._object_key(key))["Body"]
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+            if is_missing_object(exc):
                 return None
             raise
         try:

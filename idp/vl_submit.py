@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from idp import names
+from idp.aws.s3 import parse_s3_uri, s3_uri
 from idp.jobs import DispatchedJob
 
 if TYPE_CHECKING:
@@ -60,7 +61,10 @@ def chunk_of_manifest(uri: str | None) -> ChunkManifest | None:
     """The job and chunk a manifest URI names; None for a whole document's manifest."""
     if not uri:
         return None
-    _, _, key = uri.removeprefix("s3://").partition("/")
+    try:
+        _, key = parse_s3_uri(uri)
+    except ValueError:
+        return None
     found = _CHUNK_MANIFEST.match(key)
     if found is None:
         return None
@@ -87,6 +91,7 @@ class VlSubmission:
         return facts
 
 
+@dataclass(frozen=True, kw_only=True)
 class VlEndpointSubmitter:
     """Writes a job's (or chunk's) manifest and starts its asynchronous inference.
 
@@ -94,34 +99,26 @@ class VlEndpointSubmitter:
     document's chunks to the endpoint exactly as it dispatches a CPU document's to Lambda.
     """
 
-    def __init__(
-        self,
-        *,
-        s3: S3Client,
-        runtime: SageMakerRuntimeClient,
-        endpoint_name: str,
-        results_bucket: str,
-    ) -> None:
-        self._s3 = s3
-        self._runtime = runtime
-        self._endpoint_name = endpoint_name
-        self._results_bucket = results_bucket
+    s3: S3Client
+    runtime: SageMakerRuntimeClient
+    endpoint_name: str
+    results_bucket: str
 
     @property
     def target(self) -> str:
-        return f"sagemaker:{self._endpoint_name}"
+        return f"sagemaker:{self.endpoint_name}"
 
     def submit(self, job: DispatchedJob) -> VlSubmission:
         key = manifest_key(job)
-        self._s3.put_object(
-            Bucket=self._results_bucket,
+        self.s3.put_object(
+            Bucket=self.results_bucket,
             Key=key,
             Body=job.model_dump_json(exclude_none=True).encode(),
             ContentType="application/json",
         )
-        manifest_uri = f"s3://{self._results_bucket}/{key}"
-        response = self._runtime.invoke_endpoint_async(
-            EndpointName=self._endpoint_name,
+        manifest_uri = s3_uri(self.results_bucket, key)
+        response = self.runtime.invoke_endpoint_async(
+            EndpointName=self.endpoint_name,
             InputLocation=manifest_uri,
             ContentType="application/json",
             InferenceId=inference_id(job),

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
+from idp.aws.s3 import read_input
 from idp.chunks import ChunkInput, ChunkPlan, ChunkSpec, PartialResult
 from idp.errors import JobError
 from idp.fan_in import ExtraOutputs, FanIn
 from idp.jobs import DispatchedJob, validate_language
 from idp.names import RESULT_PDF, JobStatus, Service
-from idp.ocr.paddle_engines import EngineRegistry
 from idp.ocr.pipeline import ocr_document
 from idp.results import result_key
 from idp.searchable_pdf import (
@@ -30,35 +30,34 @@ from idp.searchable_pdf import (
     searchable_part_key,
     upload_searchable_pdf,
 )
-from idp.store import JobStore
 from idp.text_layer.page import text_layer_reader
-from ocr_processor_image.outputs import JobOutcome, download_input, ms
+from idp.timestamps import ms
+from ocr_processor_image.outputs import InvocationOutcome, InvocationStatus, fail_job
 from ocr_processor_image.settings import ProcessorSettings
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 
+    from ocr_processor_image.warm_state import WarmState
+
 logger = Logger(service=Service.PROCESSOR.value, child=True)
 
-CHUNK_DONE = "CHUNK_DONE"
 PROGRESS_INTERVAL_S = 1.0
 
 
 def run_chunk(
     job: DispatchedJob,
     chunk: ChunkSpec,
+    warm: WarmState,
     *,
-    s3: S3Client,
-    store: JobStore,
-    engines: EngineRegistry,
-    settings: ProcessorSettings,
     invocation_id: str,
     lease_seconds: float,
-) -> JobOutcome:
+) -> InvocationOutcome:
+    s3, store, settings = warm.s3, warm.store, warm.settings
     record = store.get(job.job_id)
     if record is None or JobStatus(record["status"]).is_terminal:
         logger.info("job %s has ended; chunk %d skipped", job.job_id, chunk.index)
-        return JobOutcome(job_id=job.job_id, status="SKIPPED")
+        return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.SKIPPED)
     fan_in = FanIn(
         s3=s3,
         store=store,
@@ -67,15 +66,9 @@ def run_chunk(
     )
     if chunk.index not in record.get("chunks_committed", []):
         try:
-            partial = _ocr_chunk(job, chunk, s3=s3, store=store, engines=engines, settings=settings)
+            partial = _ocr_chunk(job, chunk, warm)
         except JobError as error:
-            logger.warning(
-                "job %s failed in %s: %s %s", job.job_id, chunk.label, error.code, error.message
-            )
-            store.mark_failed(job.job_id, error, failed_pages=chunk.label)
-            return JobOutcome(
-                job_id=job.job_id, status=JobStatus.FAILED.value, error=error.to_record()
-            )
+            return fail_job(store, job.job_id, error, failed_pages=chunk.label)
         counted = fan_in.commit(partial)
         if counted is None:
             logger.info("chunk %d of job %s was counted before", chunk.index, job.job_id)
@@ -85,10 +78,10 @@ def run_chunk(
         job.job_id, record, invocation_id=invocation_id, lease_seconds=lease_seconds
     )
     if merged is None:
-        return JobOutcome(job_id=job.job_id, status=CHUNK_DONE)
-    return JobOutcome(
+        return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.CHUNK_DONE)
+    return InvocationOutcome(
         job_id=job.job_id,
-        status=JobStatus.COMPLETED.value,
+        status=InvocationStatus.COMPLETED,
         result_uri=merged.result_uri,
         timings_ms=merged.timings_ms,
     )
@@ -109,24 +102,17 @@ def _merge_searchable_pdf(s3: S3Client, settings: ProcessorSettings) -> ExtraOut
     return merge
 
 
-def _ocr_chunk(
-    job: DispatchedJob,
-    chunk: ChunkSpec,
-    *,
-    s3: S3Client,
-    store: JobStore,
-    engines: EngineRegistry,
-    settings: ProcessorSettings,
-) -> PartialResult:
+def _ocr_chunk(job: DispatchedJob, chunk: ChunkSpec, warm: WarmState) -> PartialResult:
+    s3, settings = warm.s3, warm.settings
     started = time.perf_counter()
     timings: dict[str, float] = {}
     lang = validate_language(job.lang)
     source = ChunkInput.of(chunk, bucket=job.bucket, key=job.key)
-    data = download_input(s3, source.bucket, source.key, max_bytes=settings.max_input_bytes)
+    data = read_input(s3, source.bucket, source.key, max_bytes=settings.max_input_bytes)
     timings["download"] = ms(time.perf_counter() - started)
 
     tick = time.perf_counter()
-    engine = engines.get(job.model, lang, job.options)
+    engine = warm.engines.get(job.model, lang, job.options)
     timings["engine_load"] = ms(time.perf_counter() - tick)
 
     last_progress = 0.0
@@ -137,7 +123,7 @@ def _ocr_chunk(
         nonlocal last_progress
         now = time.monotonic()
         if done < chunk.page_count and now - last_progress >= PROGRESS_INTERVAL_S:
-            store.record_progress(job.job_id, chunk_index=chunk.index, pages_read=done)
+            warm.store.record_progress(job.job_id, chunk_index=chunk.index, pages_read=done)
             last_progress = now
 
     outcome = ocr_document(

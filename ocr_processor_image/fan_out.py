@@ -26,34 +26,31 @@ from idp.jobs import DispatchedJob
 from idp.lambda_invoke import ProcessorInvoker
 from idp.names import MediaType, Service
 from idp.results import SourceInfo
-from idp.store import JobStore
-from ocr_processor_image.outputs import JobOutcome, ms
-from ocr_processor_image.settings import ProcessorSettings
+from idp.timestamps import ms
+from ocr_processor_image.outputs import InvocationOutcome, InvocationStatus
 
 if TYPE_CHECKING:
-    from mypy_boto3_s3 import S3Client
+    from ocr_processor_image.warm_state import WarmState
 
 logger = Logger(service=Service.PROCESSOR.value, child=True)
-
-FANNED_OUT = "FANNED_OUT"
 
 
 def fan_out(
     job: DispatchedJob,
     data: bytes,
+    warm: WarmState,
     *,
     facts: DocumentFacts,
     content_sha256: str,
     content_key: str | None,
-    s3: S3Client,
-    store: JobStore,
-    settings: ProcessorSettings,
     chunks: ProcessorInvoker,
     invocation_id: str,
     timings: dict[str, float],
     chunk_pages: int | None = None,
-) -> JobOutcome:
-    """Split `job`'s document into chunks and dispatch them; the job stays PROCESSING."""
+) -> InvocationOutcome:
+    """Split `job`'s document into chunks and dispatch them to `chunks`; the job stays
+    PROCESSING."""
+    s3, store, settings = warm.s3, warm.store, warm.settings
     started = time.perf_counter()
     chunk_pages = chunk_pages or settings.chunk_pages
     planned = plan_chunks(facts.page_count, chunk_pages)
@@ -65,7 +62,7 @@ def fan_out(
         invocation_id=invocation_id,
     ):
         logger.info("job %s was fanned out by another invocation or has ended", job.job_id)
-        return JobOutcome(job_id=job.job_id, status="SKIPPED")
+        return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.SKIPPED)
 
     if facts.media_type is MediaType.PDF:
         split = []
@@ -118,4 +115,6 @@ def fan_out(
         len(planned),
         chunk_pages,
     )
-    return JobOutcome(job_id=job.job_id, status=FANNED_OUT, timings_ms=timings)
+    return InvocationOutcome(
+        job_id=job.job_id, status=InvocationStatus.FANNED_OUT, timings_ms=timings
+    )

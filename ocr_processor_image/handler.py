@@ -1,20 +1,20 @@
 """Lambda entry point of the OCR processor (container image): async-invoked with a DispatchedJob.
 
-Thin: parse the event, hand it to `process_job` with clients, store and the warm engine
-registry, which are all created once per container on the first invocation.
+Thin: parse the event, hand it to `process_job` with the container's `WarmState` (settings,
+clients, store and engine registry), created once per container on the first invocation.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 from pydantic import ValidationError
 
+from idp.aws.clients import client, dynamodb_table
 from idp.errors import InvalidMessage
 from idp.jobs import DispatchedJob
-from idp.lambda_invoke import LambdaProcessorInvoker, ProcessorInvoker
+from idp.lambda_invoke import LambdaProcessorInvoker
 from idp.names import Service
 from idp.ocr.engine_settings import EngineSettings
 from idp.ocr.model_cache import ModelCache
@@ -22,38 +22,24 @@ from idp.ocr.paddle_engines import EngineRegistry
 from idp.ocr.paddle_environment import prepare_paddle_environment
 from idp.store import JobStore
 from idp.vl_submit import VlEndpointSubmitter
+from ocr_processor_image.outputs import InvocationStatus
 from ocr_processor_image.processor import process_job
 from ocr_processor_image.settings import ProcessorSettings
+from ocr_processor_image.warm_state import WarmState
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
-    from mypy_boto3_s3 import S3Client
 
 logger = Logger(service=Service.PROCESSOR.value)
 
 
-@dataclass
-class Runtime:
-    """Everything a warm container keeps between invocations."""
-
-    settings: ProcessorSettings
-    s3: S3Client
-    store: JobStore
-    engines: EngineRegistry
-    chunks: ProcessorInvoker | None = None  # this function, for a large document's chunks
-    vl: VlEndpointSubmitter | None = None  # the PaddleOCR-VL endpoint, when deployed
+_warm: WarmState | None = None
 
 
-_runtime: Runtime | None = None
-
-
-def build_runtime(settings: ProcessorSettings | None = None) -> Runtime:
-    import boto3
-
+def build_warm_state(settings: ProcessorSettings | None = None) -> WarmState:
     settings = settings or ProcessorSettings.from_env()
     prepare_paddle_environment()
-    s3 = boto3.client("s3")
-    table = boto3.resource("dynamodb").Table(settings.jobs_table)
+    s3 = client("s3")
     cache = ModelCache(
         s3=s3,
         bucket=settings.model_cache_bucket,
@@ -65,41 +51,46 @@ def build_runtime(settings: ProcessorSettings | None = None) -> Runtime:
         resolve=cache.fetch, settings=EngineSettings(cpu_threads=settings.cpu_threads)
     )
     chunks = (
-        LambdaProcessorInvoker(boto3.client("lambda"), function_name=settings.function_name)
+        LambdaProcessorInvoker(client("lambda"), function_name=settings.function_name)
         if settings.function_name
         else None
     )
     vl = (
         VlEndpointSubmitter(
             s3=s3,
-            runtime=boto3.client("sagemaker-runtime"),
+            runtime=client("sagemaker-runtime"),
             endpoint_name=settings.vl_endpoint_name,
             results_bucket=settings.results_bucket,
         )
         if settings.vl_endpoint_name
         else None
     )
-    return Runtime(
-        settings=settings, s3=s3, store=JobStore(table), engines=engines, chunks=chunks, vl=vl
+    return WarmState(
+        settings=settings,
+        s3=s3,
+        store=JobStore(dynamodb_table(settings.jobs_table)),
+        engines=engines,
+        chunks=chunks,
+        vl=vl,
     )
 
 
-def get_runtime() -> Runtime:
-    global _runtime  # noqa: PLW0603 - the warm container's one shared runtime
-    if _runtime is None:
-        _runtime = build_runtime()
-    return _runtime
+def get_warm_state() -> WarmState:
+    global _warm  # noqa: PLW0603 - the warm container's one shared state
+    if _warm is None:
+        _warm = build_warm_state()
+    return _warm
 
 
-def set_runtime(runtime: Runtime | None) -> None:
-    """Test and local-runner seam: install a runtime built around other clients."""
-    global _runtime  # noqa: PLW0603
-    _runtime = runtime
+def set_warm_state(warm: WarmState | None) -> None:
+    """Test seam: install a warm state built around other clients."""
+    global _warm  # noqa: PLW0603
+    _warm = warm
 
 
 @logger.inject_lambda_context(clear_state=True)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    runtime = get_runtime()
+    warm = get_warm_state()
     try:
         job = DispatchedJob.model_validate(event)
     except ValidationError as exc:
@@ -109,20 +100,21 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         job_id = event.get("job_id") if isinstance(event, dict) else None
         logger.error("invalid processor event", extra={"job_id": job_id})
         if isinstance(job_id, str) and job_id:
-            runtime.store.mark_failed(job_id, error)
-        return {"job_id": job_id, "status": "REJECTED", "error": error.to_record()}
+            warm.store.mark_failed(job_id, error)
+        return {
+            "job_id": job_id,
+            "status": InvocationStatus.REJECTED.value,
+            "error": error.to_record(),
+        }
     logger.append_keys(job_id=job.job_id, model=job.model.value, lang=job.lang)
     outcome = process_job(
         job,
-        s3=runtime.s3,
-        store=runtime.store,
-        engines=runtime.engines,
-        settings=runtime.settings,
-        chunks=runtime.chunks,
-        vl=runtime.vl,
+        warm,
         invocation_id=context.aws_request_id,
         # Held for what is left of this invocation, plus a margin for clock skew.
         lease_seconds=context.get_remaining_time_in_millis() / 1000 + 60,
     )
-    logger.info("job finished", extra={"status": outcome.status, "timings_ms": outcome.timings_ms})
+    logger.info(
+        "job finished", extra={"status": outcome.status.value, "timings_ms": outcome.timings_ms}
+    )
     return outcome.as_dict()

@@ -24,22 +24,18 @@ from aws_lambda_powertools import Logger
 
 from idp import names
 from idp.chunks import should_chunk
-from idp.documents import open_document
 from idp.errors import JobError
 from idp.jobs import DispatchedJob, validate_language
-from idp.names import JobStatus, Service
-from idp.store import JobStore
-from idp.vl_submit import VlEndpointSubmitter
+from idp.names import Service
 from ocr_processor_image.fan_out import fan_out
-from ocr_processor_image.outputs import JobOutcome, download_input, ms
-from ocr_processor_image.settings import ProcessorSettings
+from ocr_processor_image.outputs import InvocationOutcome, InvocationStatus, fail_job, read_document
 
 if TYPE_CHECKING:
-    from mypy_boto3_s3 import S3Client
+    from idp.vl_submit import VlEndpointSubmitter
+    from ocr_processor_image.settings import ProcessorSettings
+    from ocr_processor_image.warm_state import WarmState
 
 logger = Logger(service=Service.PROCESSOR.value, child=True)
-
-SUBMITTED = "SUBMITTED"
 
 
 def vl_chunk_pages(settings: ProcessorSettings) -> int:
@@ -49,51 +45,40 @@ def vl_chunk_pages(settings: ProcessorSettings) -> int:
 
 def plan_vl(
     job: DispatchedJob,
+    warm: WarmState,
     *,
-    s3: S3Client,
-    store: JobStore,
-    settings: ProcessorSettings,
     endpoint: VlEndpointSubmitter,
     invocation_id: str,
-) -> JobOutcome:
+) -> InvocationOutcome:
     """Submit `job` to the VL endpoint, whole or in chunks. Re-raises only unexpected faults."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
     try:
         validate_language(job.lang)
-        data = download_input(s3, job.bucket, job.key, max_bytes=settings.max_input_bytes)
-        timings["download"] = ms(time.perf_counter() - started)
-        with open_document(
-            data, pdf_scale=job.options.pdf_scale, max_pages=settings.max_pages
-        ) as document:
-            facts = document.facts
+        data, facts = read_document(job, warm, timings)
     except JobError as error:
-        logger.warning("job %s failed: %s %s", job.job_id, error.code, error.message)
-        store.mark_failed(
-            job.job_id, error, timings_ms={"total": ms(time.perf_counter() - started)}
-        )
-        return JobOutcome(job_id=job.job_id, status=JobStatus.FAILED.value, error=error.to_record())
+        return fail_job(warm.store, job.job_id, error, started=started)
 
-    chunk_pages = vl_chunk_pages(settings)
+    chunk_pages = vl_chunk_pages(warm.settings)
     if should_chunk(facts.page_count, chunk_pages):
         return fan_out(
             job,
             data,
+            warm,
             facts=facts,
             content_sha256=hashlib.sha256(data).hexdigest(),
             content_key=None,
-            s3=s3,
-            store=store,
-            settings=settings,
             chunks=endpoint,
             invocation_id=invocation_id,
             timings=timings,
             chunk_pages=chunk_pages,
         )
-    if not store.claim_submission(job.job_id, invocation_id=invocation_id):
+    if not warm.store.claim_submission(job.job_id, invocation_id=invocation_id):
         logger.info("job %s was submitted by another invocation or has ended", job.job_id)
-        return JobOutcome(job_id=job.job_id, status="SKIPPED")
+        return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.SKIPPED)
     submission = endpoint.submit(job)
-    store.record_dispatch(job.job_id, **submission.facts(), pages_total=facts.page_count)
+    warm.store.record_dispatch(job.job_id, **submission.facts(), pages_total=facts.page_count)
     logger.info("job %s submitted to %s: %d pages", job.job_id, endpoint.target, facts.page_count)
-    return JobOutcome(job_id=job.job_id, status=SUBMITTED, timings_ms=timings)
+    return InvocationOutcome(
+        job_id=job.job_id, status=InvocationStatus.SUBMITTED, timings_ms=timings
+    )

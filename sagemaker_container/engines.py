@@ -1,6 +1,6 @@
 """Engine selection and pooling for the VL server: PaddleOCR-VL, or the PP-OCRv5 substitute.
 
-The server only sees `EngineRuntime`: a pool of OcrEngine instances (a request holds one for the
+The server only sees `LoadedEngines`: a pool of OcrEngine instances (a request holds one for the
 whole document) and, for PaddleOCR-VL, the supervised vLLM server all instances share.
 """
 
@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from idp import names, synthetic
 from idp.errors import EngineFailure, ModelUnavailable
@@ -24,6 +24,7 @@ from idp.jobs import JobOptions
 from idp.ocr.engine import MultiPageEngine, OcrEngine, PageContent, PageImage
 from idp.ocr.model_cache import ModelCache
 from idp.results import EngineInfo
+from idp.timestamps import ms
 from sagemaker_container.paddleocr_vl import (
     PaddleOcrVlEngine,
     VlEngineConfig,
@@ -45,6 +46,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SUBSTITUTE_ENGINE_NAME = "substitute:PP-OCRv5"
+# The VLM server's settings (VlmServerSettings) that its spec's command line takes as they are.
+_COMMAND_LINE_SETTINGS: Final = {
+    "command",
+    "port",
+    "gpu_memory_utilization",
+    "max_num_seqs",
+    "extra_args",
+}
 
 
 class PhaseReporter(Protocol):
@@ -87,7 +96,7 @@ class EnginePool:
 
 
 @dataclass
-class EngineRuntime:
+class LoadedEngines:
     """What the server holds once loading finished."""
 
     pool: EnginePool
@@ -195,19 +204,19 @@ def _pinned(factories: Sequence[Callable[[], OcrEngine]]) -> list[OcrEngine]:
 SubstituteFactory = Callable[[ServerSettings], OcrEngine]
 
 
-def build_runtime(
+def build_engines(
     settings: ServerSettings,
     *,
     s3: S3Client | None,
     report: PhaseReporter,
     substitute_factory: SubstituteFactory | None = None,
-) -> EngineRuntime:
+) -> LoadedEngines:
     if settings.engine == names.VL_ENGINE_SUBSTITUTE_PPOCRV5:
         report("building-engine")
         factory = substitute_factory or build_substitute_engine
         engines = _pinned([lambda: SubstituteEngine(factory(settings))] * settings.engine_instances)
-        return EngineRuntime(pool=EnginePool(engines), details={"engine": settings.engine})
-    return build_paddleocr_vl_runtime(settings, s3=s3, report=report)
+        return LoadedEngines(pool=EnginePool(engines), details={"engine": settings.engine})
+    return build_paddleocr_vl_engines(settings, s3=s3, report=report)
 
 
 def build_substitute_engine(settings: ServerSettings) -> OcrEngine:
@@ -234,13 +243,13 @@ def build_substitute_engine(settings: ServerSettings) -> OcrEngine:
     return build_ocr_engine(names.DEFAULT_LANGUAGE, JobOptions(), cache.fetch, EngineSettings())
 
 
-def build_paddleocr_vl_runtime(
+def build_paddleocr_vl_engines(
     settings: ServerSettings,
     *,
     s3: S3Client | None,
     report: PhaseReporter,
     engine_factory: Callable[[VlEngineConfig], OcrEngine] = PaddleOcrVlEngine,
-) -> EngineRuntime:
+) -> LoadedEngines:
     models = pipeline_models(settings.pipeline_version)
     report("resolving-weights")
     weights = resolve_vl_weights(models, cache=model_cache_for(settings, s3), settings=settings)
@@ -251,14 +260,10 @@ def build_paddleocr_vl_runtime(
     else:
         report("starting-vlm-server")
         spec = VlmServerSpec(
-            command=server.command,
             model_dir=weights.vlm_dir,
             served_model_name=models.vlm_model,
-            port=server.port,
-            gpu_memory_utilization=server.gpu_memory_utilization,
-            max_num_seqs=server.max_num_seqs,
             chat_template=paddlex_chat_template(models.vlm_model),
-            extra_args=server.extra_args,
+            **server.model_dump(include=_COMMAND_LINE_SETTINGS),
         )
         supervisor = VlmServerSupervisor(
             spec, startup_timeout_s=server.startup_timeout_s, max_restarts=server.max_restarts
@@ -279,7 +284,7 @@ def build_paddleocr_vl_runtime(
         if supervisor is not None:
             supervisor.stop()
         raise
-    return EngineRuntime(
+    return LoadedEngines(
         pool=EnginePool(engines),
         supervisor=supervisor,
         details={
@@ -311,16 +316,16 @@ def recognized_text(content: PageContent) -> str:
     return "\n".join(part.strip() for part in parts if part and part.strip())
 
 
-def warm_up(runtime: EngineRuntime) -> dict[str, float]:
+def warm_up(engines: LoadedEngines) -> dict[str, float]:
     """One inference per engine instance; EngineFailure if an instance recognizes no text at
     all. What the text is labelled (body, header, title) is the layout model's call, not a
     sign of health."""
     page = warm_up_page()
     timings: dict[str, float] = {}
-    for index, engine in enumerate(runtime.pool.engines):
+    for index, engine in enumerate(engines.pool.engines):
         started = time.perf_counter()
         content = engine.recognize(page)
-        timings[f"warmup_{index}_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        timings[f"warmup_{index}_ms"] = ms(time.perf_counter() - started)
         if not recognized_text(content):
             raise EngineFailure(
                 f"warm-up inference on engine instance {index} recognized no text on a page of "

@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from idp.aws.clients import client
 from idp.errors import (
     EngineFailure,
     InvalidMessage,
@@ -37,11 +38,12 @@ from idp.errors import (
     UnsupportedModel,
 )
 from idp.results import OcrResult
+from idp.timestamps import ms
 from sagemaker_container.engines import (
     EngineBusy,
-    EngineRuntime,
+    LoadedEngines,
     SubstituteFactory,
-    build_runtime,
+    build_engines,
     warm_up,
 )
 from sagemaker_container.service import parse_manifest, run_job
@@ -83,7 +85,7 @@ class ServerState:
         self._lock = threading.Lock()
         self.phase = Phase.STARTING
         self.error: dict[str, str] | None = None
-        self.runtime: EngineRuntime | None = None
+        self.engines: LoadedEngines | None = None
         self.started_at = time.monotonic()
         self.load_ms: float | None = None
         self.warmup_ms: dict[str, float] = {}
@@ -94,13 +96,13 @@ class ServerState:
                 self.phase = Phase(phase)
         logger.info("start-up phase: %s", phase)
 
-    def ready_with(self, runtime: EngineRuntime, warmup_ms: dict[str, float]) -> None:
+    def ready_with(self, engines: LoadedEngines, warmup_ms: dict[str, float]) -> None:
         with self._lock:
-            self.runtime = runtime
+            self.engines = engines
             self.warmup_ms = warmup_ms
-            self.load_ms = round((time.monotonic() - self.started_at) * 1000, 1)
+            self.load_ms = ms(time.monotonic() - self.started_at)
             self.phase = Phase.READY
-        logger.info("ready: %s in %.0f ms", runtime.info.name, self.load_ms)
+        logger.info("ready: %s in %.0f ms", engines.info.name, self.load_ms)
 
     def fail(self, code: str, message: str) -> None:
         with self._lock:
@@ -110,41 +112,39 @@ class ServerState:
 
     @property
     def ready(self) -> bool:
-        runtime = self.runtime
-        return self.phase is Phase.READY and runtime is not None and runtime.healthy
+        engines = self.engines
+        return self.phase is Phase.READY and engines is not None and engines.healthy
 
     def describe(self) -> dict[str, Any]:
-        runtime = self.runtime
+        engines = self.engines
         body: dict[str, Any] = {"state": self.phase.value}
         if self.error is not None:
             body["error"] = self.error
-        if runtime is not None:
-            body["engine"] = runtime.info.model_dump()
-            body["engine_instances"] = runtime.pool.size
-            if runtime.supervisor is not None:
+        if engines is not None:
+            body["engine"] = engines.info.model_dump()
+            body["engine_instances"] = engines.pool.size
+            if engines.supervisor is not None:
                 body["vlm_server"] = {
-                    "state": runtime.supervisor.state.value,
-                    "restarts": runtime.supervisor.restarts,
+                    "state": engines.supervisor.state.value,
+                    "restarts": engines.supervisor.restarts,
                 }
-            if self.phase is Phase.READY and not runtime.healthy:
+            if self.phase is Phase.READY and not engines.healthy:
                 body["state"] = "degraded"
         if self.load_ms is not None:
             body["load_ms"] = self.load_ms
         return body
 
 
+def error_response(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
 class HttpError(Exception):
-    """An error answer: HTTP status plus the stable code and message of the JSON error body."""
+    """An error answer: the JSON error body (stable code and message) with its HTTP status."""
 
     def __init__(self, status: int, code: str, message: str) -> None:
         super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-
-def error_response(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+        self.response = error_response(status, code, message)
 
 
 def status_for(error: JobError) -> int:
@@ -164,18 +164,18 @@ def load(
     s3_factory: Callable[[], S3Client],
     substitute_factory: SubstituteFactory | None = None,
 ) -> None:
-    """Build and warm the engine runtime; runs in a background thread so /ping can answer."""
-    runtime: EngineRuntime | None = None
+    """Build and warm the engines; runs in a background thread so /ping can answer."""
+    engines: LoadedEngines | None = None
     try:
         s3 = s3_factory() if settings.model_cache_bucket else None
-        runtime = build_runtime(
+        engines = build_engines(
             settings, s3=s3, report=state.set_phase, substitute_factory=substitute_factory
         )
         warmup_ms: dict[str, float] = {}
         if settings.warmup:
             state.set_phase(Phase.WARMING_UP)
-            warmup_ms = warm_up(runtime)
-        state.ready_with(runtime, warmup_ms)
+            warmup_ms = warm_up(engines)
+        state.ready_with(engines, warmup_ms)
     except JobError as exc:
         state.fail(exc.code, exc.message)
     except VlmServerError as exc:
@@ -183,12 +183,13 @@ def load(
     except Exception as exc:  # start-up must report, not die silently: /ping carries it
         logger.exception("start-up failed")
         state.fail(STARTUP_FAILED, f"{type(exc).__name__}: {exc}")
-    if state.phase is Phase.FAILED and runtime is not None:
-        runtime.close()
+    if state.phase is Phase.FAILED and engines is not None:
+        engines.close()
 
 
 class _Clients:
-    """boto3 clients, created once on first use (honours AWS_ENDPOINT_URL for emulators)."""
+    """boto3 clients, created once on first use (honours AWS_ENDPOINT_URL for emulators), with
+    the shared client settings."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -197,9 +198,7 @@ class _Clients:
     def s3(self) -> S3Client:
         with self._lock:
             if self._s3 is None:
-                import boto3
-
-                self._s3 = boto3.client("s3")
+                self._s3 = client("s3")
             return self._s3
 
 
@@ -221,7 +220,7 @@ def create_app(
         try:
             result = await invoke(request)
         except HttpError as exc:
-            return error_response(exc.status, exc.code, exc.message)
+            return exc.response
         return Response(result.model_dump_json(), media_type=JSON_CONTENT_TYPE)
 
     async def invoke(request: Request) -> OcrResult:
@@ -237,14 +236,14 @@ def create_app(
             job = parse_manifest(await request.body())
         except JobError as exc:
             raise HttpError(status_for(exc), exc.code, exc.message) from None
-        runtime = state.runtime
-        if not state.ready or runtime is None:
+        engines = state.engines
+        if not state.ready or engines is None:
             error = state.error or {"code": NOT_READY, "message": f"engine {state.phase.value}"}
             raise HttpError(503, error["code"], error["message"])
         work = partial(
             run_job,
             job,
-            runtime=runtime,
+            engines=engines,
             s3=get_s3(),
             settings=settings,
             lease_timeout_s=settings.request_timeout_s,
@@ -288,9 +287,9 @@ def create_app(
         try:
             yield
         finally:
-            runtime = state.runtime
-            if runtime is not None:
-                runtime.close()
+            engines = state.engines
+            if engines is not None:
+                engines.close()
 
     app = Starlette(
         routes=[

@@ -10,14 +10,12 @@ import json
 import time
 from typing import TYPE_CHECKING, Any, Final
 
-from botocore.exceptions import ClientError
 from pydantic import ValidationError
 
+from idp.aws.s3 import read_input, s3_uri
 from idp.chunks import ChunkInput
 from idp.errors import (
     EmptyInput,
-    InputNotFound,
-    InputTooLarge,
     InvalidMessage,
     TooManyPages,
     UnsupportedModel,
@@ -26,14 +24,14 @@ from idp.jobs import DispatchedJob, validate_language
 from idp.names import OcrModel, TextLayerMode
 from idp.ocr.pipeline import ocr_document
 from idp.results import OcrResult
-from sagemaker_container.engines import EngineRuntime
+from idp.timestamps import ms
+from sagemaker_container.engines import LoadedEngines
 from sagemaker_container.settings import ServerSettings
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 
 MAX_MANIFEST_BYTES: Final = 64 * 1024
-_NOT_FOUND_CODES: Final = frozenset({"NoSuchKey", "NoSuchBucket", "404", "NotFound"})
 
 
 def parse_manifest(body: bytes) -> DispatchedJob:
@@ -84,28 +82,16 @@ def parse_manifest(body: bytes) -> DispatchedJob:
 
 def fetch_document(s3: S3Client, *, bucket: str, key: str, max_bytes: int) -> bytes:
     """The object's bytes; InputNotFound / InputTooLarge / EmptyInput for what a user can cause."""
-    try:
-        response = s3.get_object(Bucket=bucket, Key=key)
-    except ClientError as exc:
-        code = str(exc.response.get("Error", {}).get("Code", ""))
-        if code in _NOT_FOUND_CODES:
-            raise InputNotFound(f"s3://{bucket}/{key} does not exist") from None
-        raise
-    size = int(response.get("ContentLength", 0))
-    body = response["Body"]
-    if size > max_bytes:
-        body.close()
-        raise InputTooLarge(f"s3://{bucket}/{key} is {size} bytes; the limit is {max_bytes}")
-    data = body.read()
+    data = read_input(s3, bucket, key, max_bytes=max_bytes)
     if not data:
-        raise EmptyInput(f"s3://{bucket}/{key} is empty (0 bytes)")
+        raise EmptyInput(f"input {s3_uri(bucket, key)} is empty (0 bytes)")
     return data
 
 
 def run_job(
     job: DispatchedJob,
     *,
-    runtime: EngineRuntime,
+    engines: LoadedEngines,
     s3: S3Client,
     settings: ServerSettings,
     lease_timeout_s: float | None = None,
@@ -127,7 +113,7 @@ def run_job(
         s3, bucket=source.bucket, key=source.key, max_bytes=settings.max_input_bytes
     )
     fetched = time.perf_counter()
-    with runtime.pool.lease(timeout_s=lease_timeout_s) as engine:
+    with engines.pool.lease(timeout_s=lease_timeout_s) as engine:
         leased = time.perf_counter()
         outcome = ocr_document(
             data,
@@ -140,21 +126,17 @@ def run_job(
             page_offset=source.page_offset,
         )
     timings = {
-        "fetch": _ms(fetched - started),
-        "queue": _ms(leased - fetched),
+        "fetch": ms(fetched - started),
+        "queue": ms(leased - fetched),
         **outcome.timings_ms,
-        "total": _ms(time.perf_counter() - started),
+        "total": ms(time.perf_counter() - started),
     }
     return OcrResult.assemble(
         job_id=job.job_id,
         model=job.model.value,
         lang=job.lang,
-        engine=runtime.info,
+        engine=engines.info,
         source=outcome.source(bucket=job.bucket, key=job.key),
         pages=outcome.pages,
         timings_ms=timings,
     )
-
-
-def _ms(seconds: float) -> float:
-    return round(seconds * 1000, 1)

@@ -209,7 +209,8 @@ class VlmServerSupervisor:
             raise VlmServerError(f"cannot start the VLM server {argv[0]!r}: {exc}") from exc
         with self._lock:
             self._process = process
-        assert process.stdout is not None
+        if process.stdout is None:  # never: stdout=PIPE above
+            raise VlmServerError("the VLM server's output is not piped")
         threading.Thread(
             target=self._pump, args=(process.stdout,), name="vlm-server-log", daemon=True
         ).start()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import boto3
 from botocore.config import Config
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.service_resource import Table
 
 # Standard retry mode already retries throttling a few times inside the client; what still
 # fails after that is handed to the caller's own retry (SQS visibility, Lambda async retries).
@@ -19,3 +22,8 @@ CLIENT_CONFIG: Final = Config(
 def client(service_name: str, **kwargs: Any) -> Any:
     """A boto3 client with `CLIENT_CONFIG` (region and endpoint from the environment, as usual)."""
     return boto3.client(service_name, config=CLIENT_CONFIG, **kwargs)  # type: ignore[call-overload]
+
+
+def dynamodb_table(table_name: str) -> Table:
+    """A DynamoDB table resource with `CLIENT_CONFIG`."""
+    return boto3.resource("dynamodb", config=CLIENT_CONFIG).Table(table_name)

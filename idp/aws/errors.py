@@ -95,6 +95,14 @@ def is_not_found(exc: BaseException) -> bool:
     return error_code(exc) in NOT_FOUND_CODES or status == 404
 
 
+def is_missing_object(exc: BaseException) -> bool:
+    """Whether an S3 call failed because the object it named does not exist, in a bucket that
+    does: a missing bucket is a deployment fault, not an absent object."""
+    if not isinstance(exc, ClientError):
+        return False
+    return is_not_found(exc) and error_code(exc) != "NoSuchBucket"
+
+
 def is_condition_failure(exc: BaseException) -> bool:
     """A DynamoDB write whose condition did not hold."""
     return isinstance(exc, ClientError) and error_code(exc) == "ConditionalCheckFailedException"

@@ -6,7 +6,11 @@ import os
 from collections.abc import Mapping
 from typing import Self
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from idp import names
+from idp.aws.telemetry import Telemetry
+from idp.names import Env
 
 
 class EnvSettings(BaseModel):
@@ -24,3 +28,18 @@ class EnvSettings(BaseModel):
         source = os.environ if environ is None else environ
         aliases = {field.alias or name for name, field in cls.model_fields.items()}
         return cls.model_validate({k: v for k, v in source.items() if k in aliases and v != ""})
+
+
+class FunctionSettings(EnvSettings):
+    """What every zip function reads besides its own settings: where its metrics go.
+
+    A subclass gives `service` its function's name as the default.
+    """
+
+    metrics_namespace: str = Field(
+        default=names.METRICS_NAMESPACE, alias=Env.POWERTOOLS_METRICS_NAMESPACE.value
+    )
+    service: str = Field(alias=Env.POWERTOOLS_SERVICE_NAME.value)
+
+    def telemetry(self) -> Telemetry:
+        return Telemetry(namespace=self.metrics_namespace, service=self.service)

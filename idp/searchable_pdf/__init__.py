@@ -15,6 +15,8 @@ from typing import IO, TYPE_CHECKING
 from botocore.exceptions import ClientError
 from pypdf.errors import PyPdfError
 
+from idp.aws.errors import is_missing_object
+from idp.aws.s3 import s3_uri
 from idp.chunks import work_prefix
 from idp.searchable_pdf.document import concatenate_pdfs, write_searchable_pdf
 
@@ -64,7 +66,7 @@ def upload_searchable_pdf(
             return None
         pdf.seek(0)
         s3.upload_fileobj(pdf, bucket, key, ExtraArgs={"ContentType": PDF_CONTENT_TYPE})
-    return f"s3://{bucket}/{key}"
+    return s3_uri(bucket, key)
 
 
 def merge_searchable_parts(
@@ -87,10 +89,10 @@ def merge_searchable_parts(
         try:
             concatenate_pdfs(parts(), pdf)
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") not in ("404", "NoSuchKey"):
+            if not is_missing_object(exc):
                 raise
             logger.warning("no searchable PDF for job %s: a chunk wrote no part", job_id)
             return None
         pdf.seek(0)
         s3.upload_fileobj(pdf, bucket, key, ExtraArgs={"ContentType": PDF_CONTENT_TYPE})
-    return f"s3://{bucket}/{key}"
+    return s3_uri(bucket, key)

@@ -11,12 +11,10 @@ from dataclasses import asdict
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-import boto3
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes import SNSEvent
 
-from idp.aws.clients import CLIENT_CONFIG
-from idp.aws.telemetry import Telemetry
+from idp.aws.clients import client, dynamodb_table
 from idp.lambda_invoke import LambdaProcessorInvoker
 from idp.names import Service
 from idp.store import JobStore
@@ -30,24 +28,16 @@ logger = Logger(service=Service.COMPLETION.value)
 
 
 @cache
-def settings() -> CompletionSettings:
-    return CompletionSettings.from_env()
-
-
-@cache
 def completion_recorder() -> CompletionRecorder:
-    config = settings()
+    config = CompletionSettings.from_env()
     return CompletionRecorder(
-        s3=boto3.client("s3", config=CLIENT_CONFIG),
-        store=JobStore(boto3.resource("dynamodb", config=CLIENT_CONFIG).Table(config.jobs_table)),
+        s3=client("s3"),
+        store=JobStore(dynamodb_table(config.jobs_table)),
         results_bucket=config.results_bucket,
-        telemetry=Telemetry(namespace=config.metrics_namespace, service=config.service),
+        telemetry=config.telemetry(),
         logger=logger,
         processor=(
-            LambdaProcessorInvoker(
-                boto3.client("lambda", config=CLIENT_CONFIG),
-                function_name=config.processor_function,
-            )
+            LambdaProcessorInvoker(client("lambda"), function_name=config.processor_function)
             if config.processor_function
             else None
         ),

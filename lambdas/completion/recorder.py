@@ -20,7 +20,7 @@ from botocore.exceptions import ClientError
 from pydantic import ValidationError
 
 from idp import names
-from idp.aws.errors import error_code
+from idp.aws.errors import is_missing_object
 from idp.aws.s3 import parse_s3_uri, s3_uri
 from idp.aws.telemetry import Telemetry
 from idp.chunks import PartialResult
@@ -30,6 +30,7 @@ from idp.jobs import DispatchedJob, JobOptions
 from idp.names import JobStatus, Metric, OcrModel
 from idp.results import OcrResult, result_key
 from idp.store import JobStore
+from idp.timestamps import parse_timestamp
 from idp.vl_submit import ChunkManifest, chunk_of_manifest
 from lambdas.completion.notifications import (
     AsyncInferenceNotification,
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
 
     from idp.lambda_invoke import ProcessorInvoker
 
-_MISSING_OBJECT_CODES = frozenset({"NoSuchKey", "404", "NotFound"})
 _EMBEDDED_JSON = re.compile(r"\{.*\}", re.DOTALL)
 _MAX_REASON_CHARS = 1000
 
@@ -64,31 +64,22 @@ class CompletionOutcome:
     error_code: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class CompletionRecorder:
     """The completion handler's logic. Takes its S3 client, store and results bucket."""
 
-    def __init__(
-        self,
-        *,
-        s3: S3Client,
-        store: JobStore,
-        results_bucket: str,
-        telemetry: Telemetry,
-        logger: Logger,
-        processor: ProcessorInvoker | None = None,
-    ) -> None:
-        self._s3 = s3
-        self._store = store
-        self._results_bucket = results_bucket
-        self._telemetry = telemetry
-        self._logger = logger
-        self._processor = processor
+    s3: S3Client
+    store: JobStore
+    results_bucket: str
+    telemetry: Telemetry
+    logger: Logger
+    processor: ProcessorInvoker | None = None
 
     def _fan_in(self, job: dict[str, Any]) -> FanIn:
         return FanIn(
-            s3=self._s3,
-            store=self._store,
-            bucket=self._results_bucket,
+            s3=self.s3,
+            store=self.store,
+            bucket=self.results_bucket,
             extra_outputs=lambda job_id, plan: self._request_searchable_pdf(job),
         )
 
@@ -97,9 +88,9 @@ class CompletionRecorder:
         the input and result.json. Asked before the job completes, so a failed request is
         retried with the notification."""
         options = JobOptions.model_validate(job.get("options") or {})
-        if self._processor is None or not options.searchable_pdf:
+        if self.processor is None or not options.searchable_pdf:
             return
-        self._processor.invoke_async(
+        self.processor.invoke_async(
             DispatchedJob(
                 job_id=job[names.JOB_ID_ATTR],
                 bucket=job["input_bucket"],
@@ -121,42 +112,53 @@ class CompletionRecorder:
         """
         notification = parse_notification(message)
         if notification is None:
-            self._telemetry.count(Metric.IGNORED_NOTIFICATIONS)
-            self._logger.error(
+            return self._ignore(
                 "message is neither a SageMaker notification nor a Lambda record",
-                extra={"sns_message": message[:_MAX_REASON_CHARS]},
+                sns_message=message[:_MAX_REASON_CHARS],
             )
-            return CompletionOutcome(Completion.IGNORED)
         if isinstance(notification, AsyncInferenceNotification):
-            chunk = chunk_of_manifest(notification.input_location)
-            if chunk is not None:
-                with self._logger.append_context_keys(job_id=chunk.job_id, chunk=chunk.chunk_index):
-                    return self.record_chunk_outcome(
-                        notification, chunk, invocation_id=invocation_id or str(uuid.uuid4())
-                    )
-            with self._logger.append_context_keys(job_id=notification.inference_id):
-                if notification.succeeded:
-                    return self.record_inference_result(notification)
-                return self.record_inference_failure(notification)
+            return self._record_inference(notification, invocation_id=invocation_id)
         failed_job_id = notification.job_id
         if failed_job_id is None:
-            self._telemetry.count(Metric.IGNORED_NOTIFICATIONS)
-            self._logger.error(
-                "failure record names no job",
-                extra={"condition": notification.request_context.condition},
+            return self._ignore(
+                "failure record names no job", condition=notification.request_context.condition
             )
-            return CompletionOutcome(Completion.IGNORED)
-        with self._logger.append_context_keys(job_id=failed_job_id):
-            return self.record_processor_failure(notification, job_id=failed_job_id)
+        with self.logger.append_context_keys(job_id=failed_job_id):
+            job = self._active_job(failed_job_id)
+            if isinstance(job, CompletionOutcome):
+                return job
+            return self.record_processor_failure(notification, job)
+
+    def _record_inference(
+        self, notification: AsyncInferenceNotification, *, invocation_id: str | None
+    ) -> CompletionOutcome:
+        """A SageMaker notification: of a whole document's inference, or of one chunk's."""
+        chunk = chunk_of_manifest(notification.input_location)
+        context: dict[str, Any] = {"job_id": notification.inference_id}
+        if chunk is not None:
+            context = {"job_id": chunk.job_id, "chunk": chunk.chunk_index}
+        with self.logger.append_context_keys(**context):
+            job = self._active_job(context["job_id"])
+            if isinstance(job, CompletionOutcome):
+                return job
+            if chunk is not None:
+                return self.record_chunk_outcome(
+                    notification, chunk, job, invocation_id=invocation_id or str(uuid.uuid4())
+                )
+            if notification.succeeded:
+                return self.record_inference_result(notification, job)
+            return self.record_inference_failure(notification, job)
+
+    def _ignore(self, reason: str, **extra: Any) -> CompletionOutcome:
+        self.telemetry.count(Metric.IGNORED_NOTIFICATIONS)
+        self.logger.error(reason, extra=extra)
+        return CompletionOutcome(Completion.IGNORED)
 
     # -- SageMaker success --------------------------------------------------------------------
     def record_inference_result(
-        self, notification: AsyncInferenceNotification
+        self, notification: AsyncInferenceNotification, job: dict[str, Any]
     ) -> CompletionOutcome:
         job_id = notification.inference_id
-        job = self._active_job(job_id)
-        if isinstance(job, CompletionOutcome):
-            return job
         if not notification.output_location:
             return self._fail(
                 job_id, InferenceFailure("the VL endpoint reported success without an output")
@@ -174,8 +176,8 @@ class CompletionRecorder:
             return self._fail(job_id, parsed, inference_output=notification.output_location)
         result = self._normalize(parsed, job=job, notification=notification)
         json_key = result_key(job_id)
-        self._s3.put_object(
-            Bucket=self._results_bucket,
+        self.s3.put_object(
+            Bucket=self.results_bucket,
             Key=json_key,
             Body=result.model_dump_json(indent=2).encode(),
             ContentType="application/json",
@@ -183,17 +185,17 @@ class CompletionRecorder:
         extra: dict[str, Any] = {}
         if result.markdown is not None:
             markdown_key = result_key(job_id, names.RESULT_MD)
-            self._s3.put_object(
-                Bucket=self._results_bucket,
+            self.s3.put_object(
+                Bucket=self.results_bucket,
                 Key=markdown_key,
                 Body=result.markdown.encode(),
                 ContentType="text/markdown; charset=utf-8",
             )
-            extra["markdown_uri"] = s3_uri(self._results_bucket, markdown_key)
+            extra["markdown_uri"] = s3_uri(self.results_bucket, markdown_key)
         self._request_searchable_pdf(job)
-        completed = self._store.mark_completed(
+        completed = self.store.mark_completed(
             job_id,
-            result_uri=s3_uri(self._results_bucket, json_key),
+            result_uri=s3_uri(self.results_bucket, json_key),
             page_count=len(result.pages),
             timings_ms=result.timings_ms,
             engine=result.engine.model_dump(mode="json"),
@@ -204,8 +206,8 @@ class CompletionRecorder:
         )
         if not completed:  # another delivery finished it between our read and this write
             return self._already_finished(job_id)
-        self._telemetry.count(Metric.JOBS_COMPLETED, model=str(job.get("model", "")))
-        self._logger.info(
+        self.telemetry.count(Metric.JOBS_COMPLETED, model=str(job.get("model", "")))
+        self.logger.info(
             "job completed", extra={"pages": len(result.pages), "timings_ms": result.timings_ms}
         )
         return CompletionOutcome(Completion.COMPLETED, job_id)
@@ -229,14 +231,10 @@ class CompletionRecorder:
 
     # -- SageMaker error ----------------------------------------------------------------------
     def record_inference_failure(
-        self, notification: AsyncInferenceNotification
+        self, notification: AsyncInferenceNotification, job: dict[str, Any]
     ) -> CompletionOutcome:
-        job_id = notification.inference_id
-        job = self._active_job(job_id)
-        if isinstance(job, CompletionOutcome):
-            return job
         error, fields = self._inference_error(notification)
-        return self._fail(job_id, error, **fields)
+        return self._fail(notification.inference_id, error, **fields)
 
     def _inference_error(
         self, notification: AsyncInferenceNotification
@@ -257,15 +255,13 @@ class CompletionRecorder:
         self,
         notification: AsyncInferenceNotification,
         ref: ChunkManifest,
+        job: dict[str, Any],
         *,
         invocation_id: str,
     ) -> CompletionOutcome:
         """Count one chunk's output once (idp/fan_in.py) and merge when it is the last; a
         failed chunk fails the job, naming its pages."""
         job_id = ref.job_id
-        job = self._active_job(job_id)
-        if isinstance(job, CompletionOutcome):
-            return job
         chunk = self._fan_in(job).read_plan(job_id).chunks[ref.chunk_index]
         where = {"failed_pages": chunk.label}
         if not notification.succeeded:
@@ -300,19 +296,17 @@ class CompletionRecorder:
             lease_seconds=names.COMPLETION_TIMEOUT_SECONDS + 60,
         )
         if merged is None:
-            self._logger.info("chunk counted", extra={"pages": chunk.label})
+            self.logger.info("chunk counted", extra={"pages": chunk.label})
             return CompletionOutcome(Completion.CHUNK_COUNTED, job_id)
-        self._telemetry.count(Metric.JOBS_COMPLETED, model=str(job.get("model", "")))
-        self._logger.info("job completed from its chunks", extra={"pages": merged.pages})
+        self.telemetry.count(Metric.JOBS_COMPLETED, model=str(job.get("model", "")))
+        self.logger.info("job completed from its chunks", extra={"pages": merged.pages})
         return CompletionOutcome(Completion.COMPLETED, job_id)
 
     # -- processor crash ------------------------------------------------------------------------
     def record_processor_failure(
-        self, record: LambdaDestinationRecord, *, job_id: str
+        self, record: LambdaDestinationRecord, job: dict[str, Any]
     ) -> CompletionOutcome:
-        job = self._active_job(job_id)
-        if isinstance(job, CompletionOutcome):
-            return job
+        job_id = job[names.JOB_ID_ATTR]
         context = record.request_context
         attempts = max(int(job.get("attempts", 0)), context.approximate_invoke_count)
         summary = record.error_summary
@@ -353,37 +347,35 @@ class CompletionRecorder:
 
     # -- shared -----------------------------------------------------------------------------------
     def _active_job(self, job_id: str) -> dict[str, Any] | CompletionOutcome:
-        job = self._store.get(job_id)
+        job = self.store.get(job_id)
         if job is None:
-            self._telemetry.count(Metric.IGNORED_NOTIFICATIONS)
-            self._logger.warning("notification for a job that does not exist")
+            self.telemetry.count(Metric.IGNORED_NOTIFICATIONS)
+            self.logger.warning("notification for a job that does not exist")
             return CompletionOutcome(Completion.UNKNOWN_JOB, job_id)
         if JobStatus(job["status"]).is_terminal:
             return self._already_finished(job_id, status=job["status"])
         return job
 
     def _already_finished(self, job_id: str, *, status: str | None = None) -> CompletionOutcome:
-        self._logger.info(
+        self.logger.info(
             "job already finished; duplicate or late notification ignored", extra={"status": status}
         )
         return CompletionOutcome(Completion.ALREADY_FINISHED, job_id)
 
     def _fail(self, job_id: str, error: JobError, **fields: Any) -> CompletionOutcome:
-        if not self._store.mark_failed(job_id, error, **fields):
+        if not self.store.mark_failed(job_id, error, **fields):
             return self._already_finished(job_id)
-        self._telemetry.job_failed(error.code)
-        self._logger.warning(
-            "job failed", extra={"error_code": error.code, "reason": error.message}
-        )
+        self.telemetry.job_failed(error.code)
+        self.logger.warning("job failed", extra={"error_code": error.code, "reason": error.message})
         return CompletionOutcome(Completion.FAILED, job_id, error.code)
 
     def _read(self, uri: str) -> bytes | None:
         """The object's bytes, or None when it does not exist."""
         bucket, key = parse_s3_uri(uri)
         try:
-            return self._s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+            return self.s3.get_object(Bucket=bucket, Key=key)["Body"].read()
         except ClientError as exc:
-            if error_code(exc) in _MISSING_OBJECT_CODES:
+            if is_missing_object(exc):
                 return None
             raise
 
@@ -466,7 +458,7 @@ def _timestamp(value: object) -> datetime | None:
     if not isinstance(value, str) or not value:
         return None
     try:
-        return datetime.fromisoformat(value)
+        return parse_timestamp(value)
     except ValueError:
         return None
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-import boto3
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import (
     BatchProcessor,
@@ -19,9 +18,8 @@ from aws_lambda_powertools.utilities.batch import (
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 
 from idp.aws.alarms import AlarmRearm
-from idp.aws.clients import CLIENT_CONFIG
+from idp.aws.clients import client, dynamodb_table
 from idp.aws.endpoint import EndpointCapacity
-from idp.aws.telemetry import Telemetry
 from idp.errors import InvalidMessage
 from idp.lambda_invoke import LambdaProcessorInvoker
 from idp.names import Service
@@ -41,43 +39,30 @@ batch_processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch
 
 
 @cache
-def settings() -> InvokerSettings:
-    return InvokerSettings.from_env()
-
-
-@cache
 def job_router() -> JobRouter:
-    config = settings()
-    s3 = boto3.client("s3", config=CLIENT_CONFIG)
+    config = InvokerSettings.from_env()
     vl: VlEndpointDispatcher | None = None
     if config.vl_enabled and config.vl_endpoint_name:
         vl = VlEndpointDispatcher(
             capacity=EndpointCapacity(
-                boto3.client("sagemaker", config=CLIENT_CONFIG),
+                client("sagemaker"),
                 endpoint_name=config.vl_endpoint_name,
                 variant_name=config.vl_variant_name,
             ),
             scale_in_alarm=(
-                AlarmRearm(
-                    boto3.client("cloudwatch", config=CLIENT_CONFIG),
-                    alarm_name=config.vl_scale_in_alarm_name,
-                )
+                AlarmRearm(client("cloudwatch"), alarm_name=config.vl_scale_in_alarm_name)
                 if config.vl_scale_in_alarm_name
                 else None
             ),
         )
-    table = boto3.resource("dynamodb", config=CLIENT_CONFIG).Table(config.jobs_table)
     return JobRouter(
-        s3=s3,
-        store=JobStore(table),
-        processor=LambdaProcessorInvoker(
-            boto3.client("lambda", config=CLIENT_CONFIG),
-            function_name=config.processor_function,
-        ),
+        s3=client("s3"),
+        store=JobStore(dynamodb_table(config.jobs_table)),
+        processor=LambdaProcessorInvoker(client("lambda"), function_name=config.processor_function),
         vl=vl,
         max_input_bytes=config.max_input_bytes,
         dispatch_lease_seconds=config.dispatch_lease_seconds,
-        telemetry=Telemetry(namespace=config.metrics_namespace, service=config.service),
+        telemetry=config.telemetry(),
         logger=logger,
     )
 

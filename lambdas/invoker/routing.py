@@ -34,7 +34,8 @@ from botocore.exceptions import ClientError
 
 from idp import names
 from idp.aws.endpoint import ScaleResult
-from idp.aws.errors import describe_error, error_code, is_transient
+from idp.aws.errors import describe_error, error_code, is_not_found, is_transient
+from idp.aws.s3 import s3_uri
 from idp.aws.telemetry import Telemetry
 from idp.errors import (
     EmptyInput,
@@ -63,7 +64,6 @@ if TYPE_CHECKING:
     from idp.lambda_invoke import ProcessorInvoker
     from lambdas.invoker.dispatch import VlEndpointDispatcher
 
-_NOT_FOUND_CODES = frozenset({"404", "NoSuchKey", "NotFound", "NoSuchBucket"})
 _FORBIDDEN_CODES = frozenset({"403", "AccessDenied", "Forbidden"})
 
 
@@ -90,29 +90,18 @@ class InputObject:
     lang: str | None
 
 
+@dataclass(frozen=True, kw_only=True)
 class JobRouter:
     """The invoker's logic. Takes its clients, store and backends; reads no environment."""
 
-    def __init__(
-        self,
-        *,
-        s3: S3Client,
-        store: JobStore,
-        processor: ProcessorInvoker,
-        vl: VlEndpointDispatcher | None,
-        max_input_bytes: int,
-        telemetry: Telemetry,
-        logger: Logger,
-        dispatch_lease_seconds: int = DEFAULT_DISPATCH_LEASE_SECONDS,
-    ) -> None:
-        self._s3 = s3
-        self._store = store
-        self._processor = processor
-        self._vl = vl
-        self._max_input_bytes = max_input_bytes
-        self._telemetry = telemetry
-        self._logger = logger
-        self._lease_seconds = dispatch_lease_seconds
+    s3: S3Client
+    store: JobStore
+    processor: ProcessorInvoker
+    vl: VlEndpointDispatcher | None
+    max_input_bytes: int
+    telemetry: Telemetry
+    logger: Logger
+    dispatch_lease_seconds: int = DEFAULT_DISPATCH_LEASE_SECONDS
 
     # -- entry points ---------------------------------------------------------------------------
     def handle_message(self, body: str) -> list[JobOutcome]:
@@ -155,13 +144,13 @@ class JobRouter:
             lang=lang,
             options=request.options,
         )
-        with self._logger.append_context_keys(job_id=job_id, model=job.model.value):
+        with self.logger.append_context_keys(job_id=job_id, model=job.model.value):
             return self._record_and_dispatch(
                 job, object_version=version, origin=request.origin, size=found.size
             )
 
     def _check_backend(self, model: OcrModel) -> None:
-        if model.backend is Backend.SAGEMAKER and self._vl is None:
+        if model.backend is Backend.SAGEMAKER and self.vl is None:
             raise UnsupportedModel(
                 f"{model.value} is not available: this stack was deployed without the "
                 "PaddleOCR-VL endpoint (VL disabled); use PP-OCRv5 or PP-StructureV3, or "
@@ -169,14 +158,13 @@ class JobRouter:
             )
 
     def _inspect_input(self, request: JobRequest) -> InputObject:
-        where = f"s3://{request.bucket}/{request.key}"
+        where = s3_uri(request.bucket, request.key)
         try:
-            head = self._s3.head_object(Bucket=request.bucket, Key=request.key)
+            head = self.s3.head_object(Bucket=request.bucket, Key=request.key)
         except ClientError as exc:
-            code = error_code(exc)
-            if code in _NOT_FOUND_CODES:
+            if is_not_found(exc):
                 raise InputNotFound(f"input {where} does not exist") from None
-            if code in _FORBIDDEN_CODES:
+            if error_code(exc) in _FORBIDDEN_CODES:
                 raise InputNotFound(
                     f"input {where} does not exist or the pipeline is not allowed to read it"
                 ) from None
@@ -184,9 +172,9 @@ class JobRouter:
         size = int(head.get("ContentLength", 0))
         if size == 0:
             raise EmptyInput(f"input {where} is empty (0 bytes)")
-        if size > self._max_input_bytes:
+        if size > self.max_input_bytes:
             raise InputTooLarge(
-                f"input {where} is {size} bytes; the limit is {self._max_input_bytes} bytes"
+                f"input {where} is {size} bytes; the limit is {self.max_input_bytes} bytes"
             )
         version_id = head.get("VersionId")
         version = (
@@ -197,8 +185,8 @@ class JobRouter:
 
     def _reject(self, rejected: RejectedJob) -> JobOutcome:
         job_id, error = rejected.job_id, rejected.error
-        with self._logger.append_context_keys(job_id=job_id):
-            created = self._store.create_failed(
+        with self.logger.append_context_keys(job_id=job_id):
+            created = self.store.create_failed(
                 job_id=job_id,
                 error=error,
                 model=rejected.model,
@@ -210,19 +198,19 @@ class JobRouter:
                 origin=rejected.origin,
             )
             if created:
-                self._telemetry.job_failed(error.code)
-                self._logger.warning(
+                self.telemetry.job_failed(error.code)
+                self.logger.warning(
                     "job rejected", extra={"error_code": error.code, "reason": error.message}
                 )
             else:
-                self._logger.info("rejected job already recorded (redelivery)")
+                self.logger.info("rejected job already recorded (redelivery)")
         return JobOutcome(job_id, Disposition.REJECTED, error.code)
 
     # -- record, claim, dispatch ----------------------------------------------------------------
     def _record_and_dispatch(
         self, job: DispatchedJob, *, object_version: str, origin: str, size: int
     ) -> JobOutcome:
-        created = self._store.create(
+        created = self.store.create(
             job_id=job.job_id,
             model=job.model,
             lang=job.lang,
@@ -234,64 +222,64 @@ class JobRouter:
             input_size_bytes=size,
         )
         if not created and not self._is_same_job(job):
-            self._logger.warning("job id already names a different job; this message is ignored")
+            self.logger.warning("job id already names a different job; this message is ignored")
             return JobOutcome(job.job_id, Disposition.CONFLICT)
-        if not self._store.claim_dispatch(job.job_id, lease_seconds=self._lease_seconds):
-            self._telemetry.count(Metric.DUPLICATE_DELIVERIES)
-            self._logger.info("job already dispatched or finished; nothing to do")
+        if not self.store.claim_dispatch(job.job_id, lease_seconds=self.dispatch_lease_seconds):
+            self.telemetry.count(Metric.DUPLICATE_DELIVERIES)
+            self.logger.info("job already dispatched or finished; nothing to do")
             return JobOutcome(job.job_id, Disposition.DUPLICATE)
         try:
             facts = self._dispatch(job)
         except JobError as error:
-            self._store.mark_failed(job.job_id, error)
-            self._telemetry.job_failed(error.code)
-            self._logger.warning(
+            self.store.mark_failed(job.job_id, error)
+            self.telemetry.job_failed(error.code)
+            self.logger.warning(
                 "job failed at dispatch", extra={"error_code": error.code, "reason": error.message}
             )
             return JobOutcome(job.job_id, Disposition.REJECTED, error.code)
         except Exception as exc:
             self._give_back_claim(job.job_id, exc)
             if is_transient(exc):
-                self._telemetry.count(Metric.DISPATCH_RETRIES, model=job.model.value)
-                self._logger.warning(
+                self.telemetry.count(Metric.DISPATCH_RETRIES, model=job.model.value)
+                self.logger.warning(
                     "transient dispatch failure; the message will be retried",
                     extra={"reason": describe_error(exc)},
                 )
                 raise TransientError(describe_error(exc)) from exc
-            self._logger.exception("dispatch failed; the message will be retried")
+            self.logger.exception("dispatch failed; the message will be retried")
             raise
         # A failure from here on is retried like any other, and the redelivery finds the claim
         # held (a confirmed dispatch, or a lease that outlives it): the job never runs twice.
-        self._store.record_dispatch(job.job_id, **facts)
-        self._telemetry.job_routed(job.model.value)
-        self._logger.info("job dispatched", extra=facts)
+        self.store.record_dispatch(job.job_id, **facts)
+        self.telemetry.job_routed(job.model.value)
+        self.logger.info("job dispatched", extra=facts)
         return JobOutcome(job.job_id, Disposition.DISPATCHED)
 
     def _dispatch(self, job: DispatchedJob) -> dict[str, Any]:
         if job.model.backend is Backend.SAGEMAKER:
-            if self._vl is None:  # admission already rejected this; kept for type narrowing
+            if self.vl is None:  # admission already rejected this; kept for type narrowing
                 raise UnsupportedModel(f"{job.model.value} is not available in this deployment")
             # Capacity first (minutes to come up from zero); the processor then counts the
             # document's pages and submits it to the endpoint, whole or in chunks.
-            scale_out = self._vl.ensure_capacity()
+            scale_out = self.vl.ensure_capacity()
             if scale_out.result is ScaleResult.CHANGED:
-                self._telemetry.count(Metric.ENDPOINT_SCALE_OUT)
-                self._logger.info("VL endpoint scaled out from zero to one instance")
-            self._processor.invoke_async(job)
+                self.telemetry.count(Metric.ENDPOINT_SCALE_OUT)
+                self.logger.info("VL endpoint scaled out from zero to one instance")
+            self.processor.invoke_async(job)
             return {
-                "dispatch_target": self._processor.target,
-                "vl_endpoint": self._vl.target,
+                "dispatch_target": self.processor.target,
+                "vl_endpoint": self.vl.target,
                 "endpoint_scale_out": scale_out.result.value,
             }
-        self._processor.invoke_async(job)
-        return {"dispatch_target": self._processor.target}
+        self.processor.invoke_async(job)
+        return {"dispatch_target": self.processor.target}
 
     def _give_back_claim(self, job_id: str, cause: BaseException) -> None:
         try:
-            self._store.release_dispatch(job_id, reason=describe_error(cause))
+            self.store.release_dispatch(job_id, reason=describe_error(cause))
         except Exception:
             # The claim is a lease: the redelivery can take it over once it expires.
-            self._logger.exception("could not release the dispatch claim; it will expire")
+            self.logger.exception("could not release the dispatch claim; it will expire")
 
     def _is_same_job(self, job: DispatchedJob) -> bool:
         """Whether the existing record under this id is this job (a redelivery).
@@ -299,15 +287,15 @@ class JobRouter:
         Derived ids always match; an explicit id reused for another input, model, language
         or options must not dispatch this message under the other job's record.
         """
-        existing = self._store.get(job.job_id) or {}
+        existing = self.store.get(job.job_id) or {}
         same = (
-            existing.get("input_uri") == f"s3://{job.bucket}/{job.key}"
+            existing.get("input_uri") == s3_uri(job.bucket, job.key)
             and existing.get("model") == job.model.value
             and existing.get("lang") == job.lang
             and existing.get("options") == job.options.model_dump(mode="json")
         )
         if same:
-            self._logger.info("job already recorded (redelivery)")
+            self.logger.info("job already recorded (redelivery)")
         return same
 
 

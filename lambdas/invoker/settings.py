@@ -5,11 +5,11 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from idp import names
-from idp.aws.settings import EnvSettings
+from idp.aws.settings import FunctionSettings
 from idp.names import Env, Service
 
 
-class InvokerSettings(EnvSettings):
+class InvokerSettings(FunctionSettings):
     jobs_table: str = Field(alias=Env.JOBS_TABLE.value, min_length=1)
     results_bucket: str = Field(alias=Env.RESULTS_BUCKET.value, min_length=1)
     processor_function: str = Field(alias=Env.PROCESSOR_FUNCTION.value, min_length=1)
@@ -22,9 +22,6 @@ class InvokerSettings(EnvSettings):
     )
     dispatch_lease_seconds: int = Field(
         default=names.DISPATCH_LEASE_SECONDS, gt=0, alias=Env.DISPATCH_LEASE_SECONDS.value
-    )
-    metrics_namespace: str = Field(
-        default=names.METRICS_NAMESPACE, alias=Env.POWERTOOLS_METRICS_NAMESPACE.value
     )
     service: str = Field(default=Service.INVOKER.value, alias=Env.POWERTOOLS_SERVICE_NAME.value)
 

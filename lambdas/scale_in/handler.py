@@ -6,13 +6,11 @@ from dataclasses import asdict
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-import boto3
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes import SNSEvent
 
-from idp.aws.clients import CLIENT_CONFIG
+from idp.aws.clients import client
 from idp.aws.endpoint import EndpointCapacity
-from idp.aws.telemetry import Telemetry
 from idp.names import Service
 from lambdas.scale_in.scaling import EndpointScaler
 from lambdas.scale_in.settings import ScaleInSettings
@@ -24,22 +22,17 @@ logger = Logger(service=Service.SCALE_IN.value)
 
 
 @cache
-def settings() -> ScaleInSettings:
-    return ScaleInSettings.from_env()
-
-
-@cache
 def endpoint_scaler() -> EndpointScaler:
-    config = settings()
+    config = ScaleInSettings.from_env()
     return EndpointScaler(
         capacity=EndpointCapacity(
-            boto3.client("sagemaker", config=CLIENT_CONFIG),
+            client("sagemaker"),
             endpoint_name=config.vl_endpoint_name,
             variant_name=config.vl_variant_name,
         ),
-        telemetry=Telemetry(namespace=config.metrics_namespace, service=config.service),
+        telemetry=config.telemetry(),
         logger=logger,
-        cloudwatch=boto3.client("cloudwatch", config=CLIENT_CONFIG),
+        cloudwatch=client("cloudwatch"),
     )
 
 

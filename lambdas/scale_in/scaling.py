@@ -92,32 +92,25 @@ def parse_alarm(message: str) -> AlarmStateChange | None:
         return None
 
 
+@dataclass(frozen=True, kw_only=True)
 class EndpointScaler:
     """The scale-in handler's logic. Takes the endpoint's `EndpointCapacity`."""
 
-    def __init__(
-        self,
-        *,
-        capacity: EndpointCapacity,
-        telemetry: Telemetry,
-        logger: Logger,
-        cloudwatch: CloudWatchClient | None = None,
-    ):
-        self._capacity = capacity
-        self._telemetry = telemetry
-        self._logger = logger
-        self._cloudwatch = cloudwatch
+    capacity: EndpointCapacity
+    telemetry: Telemetry
+    logger: Logger
+    cloudwatch: CloudWatchClient | None = None
 
     def handle_message(self, message: str) -> ScaleInReport:
         alarm = parse_alarm(message)
         if alarm is None:
-            self._logger.error("message is not a CloudWatch alarm notification")
+            self.logger.error("message is not a CloudWatch alarm notification")
             return ScaleInReport(ScaleInAction.UNRECOGNIZED, "not a CloudWatch alarm notification")
-        with self._logger.append_context_keys(alarm=alarm.alarm_name, alarm_state=alarm.new_state):
+        with self.logger.append_context_keys(alarm=alarm.alarm_name, alarm_state=alarm.new_state):
             report = self.on_alarm_state(alarm.new_state, window=alarm.window)
-            if report.action in _REARM and self._cloudwatch is not None:
-                AlarmRearm(self._cloudwatch, alarm_name=alarm.alarm_name).rearm(report.detail)
-            self._logger.info(report.detail, extra={"action": report.action.value})
+            if report.action in _REARM and self.cloudwatch is not None:
+                AlarmRearm(self.cloudwatch, alarm_name=alarm.alarm_name).rearm(report.detail)
+            self.logger.info(report.detail, extra={"action": report.action.value})
             return report
 
     def on_alarm_state(self, state: str, *, window: timedelta | None = None) -> ScaleInReport:
@@ -125,9 +118,9 @@ class EndpointScaler:
             return ScaleInReport(
                 ScaleInAction.NOT_IN_ALARM, f"alarm is {state}; nothing to do", alarm_state=state
             )
-        endpoint = self._capacity.endpoint_name
+        endpoint = self.capacity.endpoint_name
         try:
-            result, before = self._capacity.scale_in(unchanged_for=window)
+            result, before = self.capacity.scale_in(unchanged_for=window)
         except Exception as exc:
             if not is_endpoint_busy(exc):
                 raise  # throttling and the like: Lambda's async retries try again
@@ -138,7 +131,7 @@ class EndpointScaler:
                 alarm_state=state,
             )
         if result is ScaleResult.CHANGED:
-            self._telemetry.count(Metric.ENDPOINT_SCALE_IN)
+            self.telemetry.count(Metric.ENDPOINT_SCALE_IN)
             action = ScaleInAction.SCALED_IN
             detail = f"scaled in from {before.desired_instances} to 0 instances"
         elif result is ScaleResult.ALREADY:

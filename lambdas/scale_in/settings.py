@@ -5,14 +5,11 @@ from __future__ import annotations
 from pydantic import Field
 
 from idp import names
-from idp.aws.settings import EnvSettings
+from idp.aws.settings import FunctionSettings
 from idp.names import Env, Service
 
 
-class ScaleInSettings(EnvSettings):
+class ScaleInSettings(FunctionSettings):
     vl_endpoint_name: str = Field(alias=Env.VL_ENDPOINT_NAME.value, min_length=1)
     vl_variant_name: str = Field(default=names.VL_VARIANT_NAME, alias=Env.VL_VARIANT_NAME.value)
-    metrics_namespace: str = Field(
-        default=names.METRICS_NAMESPACE, alias=Env.POWERTOOLS_METRICS_NAMESPACE.value
-    )
     service: str = Field(default=Service.SCALE_IN.value, alias=Env.POWERTOOLS_SERVICE_NAME.value)

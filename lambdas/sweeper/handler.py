@@ -7,11 +7,9 @@ from datetime import timedelta
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-import boto3
 from aws_lambda_powertools import Logger
 
-from idp.aws.clients import CLIENT_CONFIG
-from idp.aws.telemetry import Telemetry
+from idp.aws.clients import dynamodb_table
 from idp.names import JobStatus, Service
 from idp.store import JobStore
 from lambdas.sweeper.settings import SweeperSettings
@@ -26,14 +24,13 @@ logger = Logger(service=Service.SWEEPER.value)
 @cache
 def sweeper() -> StaleJobSweeper:
     config = SweeperSettings.from_env()
-    table = boto3.resource("dynamodb", config=CLIENT_CONFIG).Table(config.jobs_table)
     return StaleJobSweeper(
-        store=JobStore(table),
+        store=JobStore(dynamodb_table(config.jobs_table)),
         stale_after={
             JobStatus.PROCESSING: timedelta(seconds=config.stale_processing_seconds),
             JobStatus.QUEUED: timedelta(seconds=config.stale_queued_seconds),
         },
-        telemetry=Telemetry(namespace=config.metrics_namespace, service=config.service),
+        telemetry=config.telemetry(),
         logger=logger,
     )
 

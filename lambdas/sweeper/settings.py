@@ -5,19 +5,16 @@ from __future__ import annotations
 from pydantic import Field
 
 from idp import names
-from idp.aws.settings import EnvSettings
+from idp.aws.settings import FunctionSettings
 from idp.names import Env, Service
 
 
-class SweeperSettings(EnvSettings):
+class SweeperSettings(FunctionSettings):
     jobs_table: str = Field(alias=Env.JOBS_TABLE.value, min_length=1)
     stale_processing_seconds: float = Field(
         default=names.STALE_PROCESSING_SECONDS, alias=Env.STALE_PROCESSING_SECONDS.value, gt=0
     )
     stale_queued_seconds: float = Field(
         default=names.STALE_QUEUED_SECONDS, alias=Env.STALE_QUEUED_SECONDS.value, gt=0
-    )
-    metrics_namespace: str = Field(
-        default=names.METRICS_NAMESPACE, alias=Env.POWERTOOLS_METRICS_NAMESPACE.value
     )
     service: str = Field(default=Service.SWEEPER.value, alias=Env.POWERTOOLS_SERVICE_NAME.value)

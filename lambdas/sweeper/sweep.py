@@ -28,25 +28,20 @@ class SweepReport:
     failed: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, kw_only=True)
 class StaleJobSweeper:
-    def __init__(
-        self,
-        *,
-        store: JobStore,
-        stale_after: dict[JobStatus, timedelta],
-        telemetry: Telemetry,
-        logger: Logger,
-    ) -> None:
-        self._store = store
-        self._stale_after = stale_after
-        self._telemetry = telemetry
-        self._logger = logger
+    """Ends FAILED the jobs idle longer than `stale_after` allows for their status."""
+
+    store: JobStore
+    stale_after: dict[JobStatus, timedelta]
+    telemetry: Telemetry
+    logger: Logger
 
     def sweep(self, now: datetime | None = None) -> SweepReport:
         now = now or datetime.now(UTC)
         report = SweepReport()
-        for status, limit in self._stale_after.items():
-            for job in self._store.list_by_status(status):
+        for status, limit in self.stale_after.items():
+            for job in self.store.list_by_status(status):
                 report.examined += 1
                 updated_at = str(job.get("updated_at") or job.get("created_at"))
                 idle = now - parse_timestamp(updated_at)
@@ -58,10 +53,10 @@ class StaleJobSweeper:
                     "more. Submit it again."
                 )
                 # Conditional on updated_at: a job that moved meanwhile is left alone.
-                if self._store.mark_stale(job["job_id"], error, last_updated_at=updated_at):
+                if self.store.mark_stale(job["job_id"], error, last_updated_at=updated_at):
                     report.failed.append(job["job_id"])
-                    self._telemetry.job_failed(error.code)
-                    self._logger.warning(
+                    self.telemetry.job_failed(error.code)
+                    self.logger.warning(
                         "stale job failed", extra={"job_id": job["job_id"], "status": status}
                     )
         return report

@@ -1,4 +1,4 @@
-"""Engine runtime wiring: weights from the image or the S3 model cache, the supervised VLM
+"""Engine wiring: weights from the image or the S3 model cache, the supervised VLM
 server, the engine pool, warm-up and settings — everything short of the GPU."""
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from idp.results import Block, EngineInfo, Line
 from sagemaker_container.engines import (
     EngineBusy,
     EnginePool,
-    EngineRuntime,
-    build_paddleocr_vl_runtime,
-    build_runtime,
+    LoadedEngines,
+    build_engines,
+    build_paddleocr_vl_engines,
     warm_up,
 )
 from sagemaker_container.paddleocr_vl import VlEngineConfig, pipeline_models
@@ -119,7 +119,7 @@ def test_missing_weights_name_every_missing_model(tmp_path: Path) -> None:
     assert "ALLOW_HUB_DOWNLOAD=false" in message
 
 
-def test_vl_runtime_starts_the_vlm_server_on_the_weights_and_points_engines_at_it(
+def test_vl_engines_start_the_vlm_server_on_the_weights_and_points_engines_at_it(
     tmp_path: Path, baked_models: Path, fake_vlm_command: tuple[str, ...], free_port: int
 ) -> None:
     # GIVEN baked weights and a (FAKE) vLLM command
@@ -138,28 +138,28 @@ def test_vl_runtime_starts_the_vlm_server_on_the_weights_and_points_engines_at_i
         configs.append(config)
         return EchoEngine()
 
-    # WHEN the PaddleOCR-VL runtime is built
-    runtime = build_paddleocr_vl_runtime(
+    # WHEN the PaddleOCR-VL engines are built
+    engines = build_paddleocr_vl_engines(
         settings, s3=None, report=phases.append, engine_factory=engine_factory
     )
     try:
         # THEN the VLM server runs on the baked VLM dir and every engine instance uses it
-        assert runtime.supervisor is not None
-        assert runtime.supervisor.ready
-        assert runtime.healthy
-        spec = runtime.supervisor.spec
+        assert engines.supervisor is not None
+        assert engines.supervisor.ready
+        assert engines.healthy
+        spec = engines.supervisor.spec
         assert spec.model_dir == baked_models / "PaddleOCR-VL-1.6-0.9B"
         assert spec.served_model_name == "PaddleOCR-VL-1.6-0.9B"
         assert len(configs) == 2
-        assert runtime.pool.size == 2
+        assert engines.pool.size == 2
         assert {c.server_url for c in configs} == {f"http://127.0.0.1:{free_port}/v1"}
         assert configs[0].layout_model_dir == baked_models / "PP-DocLayoutV3"
         assert configs[0].region_concurrency == 32
         assert phases == ["resolving-weights", "starting-vlm-server", "building-engine"]
     finally:
-        runtime.close()
-    # AND closing the runtime stops the server
-    assert not runtime.supervisor.ready
+        engines.close()
+    # AND closing the engines stops the server
+    assert not engines.supervisor.ready
 
 
 def test_an_external_vlm_server_url_starts_nothing(tmp_path: Path, baked_models: Path) -> None:
@@ -174,16 +174,16 @@ def test_an_external_vlm_server_url_starts_nothing(tmp_path: Path, baked_models:
         configs.append(config)
         return EchoEngine()
 
-    runtime = build_paddleocr_vl_runtime(
+    engines = build_paddleocr_vl_engines(
         settings, s3=None, report=lambda phase: None, engine_factory=engine_factory
     )
-    assert runtime.supervisor is None
+    assert engines.supervisor is None
     assert configs[0].server_url == "http://vlm.internal:8000/v1"
-    runtime.close()
+    engines.close()
 
 
 def test_engines_run_on_their_own_thread_whatever_thread_calls(tmp_path: Path) -> None:
-    # GIVEN the substitute runtime built with a stand-in engine
+    # GIVEN the substitute engines built with a stand-in engine
     built: list[EchoEngine] = []
 
     def factory(settings: ServerSettings) -> OcrEngine:
@@ -191,10 +191,10 @@ def test_engines_run_on_their_own_thread_whatever_thread_calls(tmp_path: Path) -
         return built[-1]
 
     settings = settings_for(tmp_path, VL_ENGINE="substitute-ppocrv5")
-    runtime = build_runtime(settings, s3=None, report=lambda p: None, substitute_factory=factory)
+    engines = build_engines(settings, s3=None, report=lambda p: None, substitute_factory=factory)
     page = PageImage(page=1, pixels=np.zeros((4, 4, 3), dtype=np.uint8))
     # WHEN pages are recognized from several different threads
-    engine = runtime.pool.engines[0]
+    engine = engines.pool.engines[0]
     callers = [threading.Thread(target=engine.recognize, args=(page,)) for _ in range(3)]
     for thread in callers:
         thread.start()
@@ -203,9 +203,9 @@ def test_engines_run_on_their_own_thread_whatever_thread_calls(tmp_path: Path) -
     # THEN the engine only ever ran on its one pinned thread, and says it is a substitute
     assert len(built[0].threads) == 1
     assert next(iter(built[0].threads)).startswith("engine-0")
-    assert runtime.info.name == "substitute:PP-OCRv5"
-    assert runtime.info.substitute is True
-    runtime.close()
+    assert engines.info.name == "substitute:PP-OCRv5"
+    assert engines.info.substitute is True
+    engines.close()
 
 
 def test_pool_hands_each_engine_to_one_request_at_a_time() -> None:
@@ -223,9 +223,9 @@ def test_pool_hands_each_engine_to_one_request_at_a_time() -> None:
 
 
 def test_warm_up_fails_when_an_engine_recognizes_nothing() -> None:
-    runtime = EngineRuntime(pool=EnginePool([EchoEngine("hi"), EchoEngine(text="")]))
+    engines = LoadedEngines(pool=EnginePool([EchoEngine("hi"), EchoEngine(text="")]))
     with pytest.raises(EngineFailure, match="instance 1 recognized no text"):
-        warm_up(runtime)
+        warm_up(engines)
 
 
 def test_warm_up_accepts_text_the_layout_model_labels_a_header() -> None:
@@ -236,10 +236,10 @@ def test_warm_up_accepts_text_the_layout_model_labels_a_header() -> None:
             box = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
             return PageContent(lines=[], blocks=[Block(type="header", box=box, text="Invoice")])
 
-    runtime = EngineRuntime(pool=EnginePool([HeaderOnly()]))
+    engines = LoadedEngines(pool=EnginePool([HeaderOnly()]))
 
     # WHEN the server warms it up THEN it is ready: text was recognized, whatever its label
-    timings = warm_up(runtime)
+    timings = warm_up(engines)
     assert list(timings) == ["warmup_0_ms"]
 
 

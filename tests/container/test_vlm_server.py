@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,10 +44,19 @@ def wait_for(condition: Callable[[], bool], timeout_s: float = 20.0) -> None:
 
 
 @pytest.fixture
-def supervisors() -> Iterator[list[VlmServerSupervisor]]:
-    started: list[VlmServerSupervisor] = []
-    yield started
-    for supervisor in started:
+def fake_server(
+    tmp_path: Path, fake_vlm_command: tuple[str, ...], free_port: int
+) -> Iterator[Callable[..., VlmServerSupervisor]]:
+    """`fake_server(**options)`: a supervisor of the FAKE server; every one is stopped after
+    the test."""
+    made: list[VlmServerSupervisor] = []
+
+    def supervise(**options: Any) -> VlmServerSupervisor:
+        made.append(VlmServerSupervisor(spec_for(tmp_path, fake_vlm_command, free_port), **options))
+        return made[-1]
+
+    yield supervise
+    for supervisor in made:
         supervisor.stop()
 
 
@@ -74,16 +84,14 @@ def test_command_line_follows_the_documented_vllm_recipe(tmp_path: Path, free_po
 def test_start_waits_until_healthy_and_stop_ends_the_process(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    supervisors: list[VlmServerSupervisor],
+    fake_server: Callable[..., VlmServerSupervisor],
     fake_vlm_command: tuple[str, ...],
-    free_port: int,
 ) -> None:
     # GIVEN a supervisor for a server that starts cleanly
     argv_file = tmp_path / "argv.jsonl"
     monkeypatch.setenv("FAKE_VLM_ARGV_FILE", str(argv_file))
-    spec = spec_for(tmp_path, fake_vlm_command, free_port)
-    supervisor = VlmServerSupervisor(spec, startup_timeout_s=30, max_restarts=1)
-    supervisors.append(supervisor)
+    supervisor = fake_server(startup_timeout_s=30, max_restarts=1)
+    spec = supervisor.spec
     # WHEN it starts
     supervisor.start()
     # THEN it returns only once the server answers /health, with the spec's command line
@@ -97,15 +105,11 @@ def test_start_waits_until_healthy_and_stop_ends_the_process(
 
 
 def test_a_server_that_dies_at_start_up_is_reported_with_its_output(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    fake_vlm_command: tuple[str, ...],
-    free_port: int,
+    monkeypatch: pytest.MonkeyPatch, fake_server: Callable[..., VlmServerSupervisor]
 ) -> None:
     # GIVEN a server that cannot load its model
     monkeypatch.setenv("FAKE_VLM_EXIT_CODE", "3")
-    spec = spec_for(tmp_path, fake_vlm_command, free_port)
-    supervisor = VlmServerSupervisor(spec, startup_timeout_s=30, max_restarts=1)
+    supervisor = fake_server(startup_timeout_s=30, max_restarts=1)
     # WHEN the supervisor starts it
     with pytest.raises(VlmServerError) as raised:
         supervisor.start()
@@ -128,21 +132,11 @@ def test_a_server_that_never_gets_healthy_times_out(tmp_path: Path, free_port: i
 
 
 def test_a_crashed_server_is_restarted_until_the_budget_is_spent(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    supervisors: list[VlmServerSupervisor],
-    fake_vlm_command: tuple[str, ...],
-    free_port: int,
+    monkeypatch: pytest.MonkeyPatch, fake_server: Callable[..., VlmServerSupervisor]
 ) -> None:
     # GIVEN a server that crashes 1.5 s after each start, and a budget of one restart
     monkeypatch.setenv("FAKE_VLM_EXIT_AFTER", "1.5")
-    supervisor = VlmServerSupervisor(
-        spec_for(tmp_path, fake_vlm_command, free_port),
-        startup_timeout_s=30,
-        max_restarts=1,
-        check_interval_s=0.1,
-    )
-    supervisors.append(supervisor)
+    supervisor = fake_server(startup_timeout_s=30, max_restarts=1, check_interval_s=0.1)
     supervisor.start()
     first_pid = supervisor.pid
     # WHEN it crashes the first time

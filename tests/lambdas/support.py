@@ -228,11 +228,10 @@ class AwsClients:
         )
 
 
-@dataclass
-class EmulatedAws:
-    """The resources the zip Lambdas use, created in moto for one test."""
+@dataclass(frozen=True)
+class EmulatedAws(AwsClients):
+    """The resources the zip Lambdas use, created in moto for one test, and the clients."""
 
-    clients: AwsClients
     table: Table
     store: JobStore
 
@@ -246,23 +245,20 @@ class EmulatedAws:
         table = create_jobs_table(clients.dynamodb)
         create_processor_function(clients)
         create_vl_endpoint(clients)
-        return cls(clients=clients, table=table, store=JobStore(table))
+        return cls(**vars(clients), table=table, store=JobStore(table))
 
-    @property
-    def s3(self) -> S3Client:
-        return self.clients.s3
-
-    @property
-    def lambda_client(self) -> LambdaClient:
-        return self.clients.lambda_client
-
-    @property
-    def sagemaker(self) -> SageMakerClient:
-        return self.clients.sagemaker
-
-    @property
-    def runtime(self) -> SageMakerRuntimeClient:
-        return self.clients.runtime
+    def queue_job(
+        self, job_id: str, model: OcrModel, input_key: str, options: dict[str, Any] | None = None
+    ) -> None:
+        """Record a QUEUED job (language "en") for `input_key` in the input bucket."""
+        self.store.create(
+            job_id=job_id,
+            model=model,
+            lang="en",
+            input_bucket=INPUT_BUCKET,
+            input_key=input_key,
+            options=options or {},
+        )
 
     def put_input(self, key: str, body: bytes = b"%PDF-1.7 test", **metadata: str) -> str:
         response = self.s3.put_object(Bucket=INPUT_BUCKET, Key=key, Body=body, Metadata=metadata)
@@ -359,14 +355,7 @@ BOX = ((10.0, 10.0), (200.0, 10.0), (200.0, 40.0), (10.0, 40.0))
 
 
 def queue_vl_job(aws: EmulatedAws, job_id: str = VL_JOB, *, dispatched: bool = True) -> None:
-    aws.store.create(
-        job_id=job_id,
-        model=OcrModel.PADDLEOCR_VL,
-        lang="en",
-        input_bucket=INPUT_BUCKET,
-        input_key="input/PaddleOCR-VL/report.pdf",
-        options={},
-    )
+    aws.queue_job(job_id, OcrModel.PADDLEOCR_VL, "input/PaddleOCR-VL/report.pdf")
     if dispatched:
         aws.store.claim_dispatch(job_id)
         aws.store.record_dispatch(job_id, inference_id=job_id)

@@ -35,6 +35,12 @@ def put_output(aws: EmulatedAws, body: str | bytes) -> None:
     aws.s3.put_object(Bucket=RESULTS_BUCKET, Key=OUTPUT_KEY, Body=body)
 
 
+def vl_job_with_its_output(aws: EmulatedAws, *, dispatched: bool = True) -> None:
+    """A queued VL job whose output the endpoint has written."""
+    queue_vl_job(aws, dispatched=dispatched)
+    put_output(aws, endpoint_result().model_dump_json())
+
+
 def success() -> str:
     return json.dumps(sns_message("sns_sagemaker_async_success.json"))
 
@@ -50,8 +56,7 @@ def test_success_writes_the_canonical_result_and_completes_the_job(
     aws: EmulatedAws, recorder: CompletionRecorder
 ) -> None:
     # GIVEN a dispatched VL job whose output the endpoint has written
-    queue_vl_job(aws)
-    put_output(aws, endpoint_result().model_dump_json())
+    vl_job_with_its_output(aws)
 
     # WHEN the success notification arrives
     outcome = recorder.handle_message(success())
@@ -78,8 +83,7 @@ def test_success_asks_the_processor_for_result_pdf_before_completing(
     aws: EmulatedAws, recorder: CompletionRecorder, processor_runs: RecordingProcessorInvoker
 ) -> None:
     # GIVEN a VL job (searchable PDF on, the default) whose output the endpoint has written
-    queue_vl_job(aws)
-    put_output(aws, endpoint_result().model_dump_json())
+    vl_job_with_its_output(aws)
 
     # WHEN the success notification arrives
     recorder.handle_message(success())
@@ -99,8 +103,7 @@ def test_success_records_queue_and_inference_time(
     aws: EmulatedAws, recorder: CompletionRecorder
 ) -> None:
     # GIVEN a VL job and an output whose container spent 5.3 s of the endpoint's 132 s
-    queue_vl_job(aws)
-    put_output(aws, endpoint_result().model_dump_json())
+    vl_job_with_its_output(aws)
 
     # WHEN the success notification (received 10:01:00, finished 10:03:12) arrives
     recorder.handle_message(success())
@@ -117,8 +120,7 @@ def test_success_for_a_job_never_marked_processing_still_completes(
     aws: EmulatedAws, recorder: CompletionRecorder
 ) -> None:
     # GIVEN a QUEUED job whose dispatch was never confirmed (the notification overtook it)
-    queue_vl_job(aws, dispatched=False)
-    put_output(aws, endpoint_result().model_dump_json())
+    vl_job_with_its_output(aws, dispatched=False)
 
     # WHEN the success notification arrives
     outcome = recorder.handle_message(success())
@@ -132,8 +134,7 @@ def test_a_duplicate_success_changes_nothing(
     aws: EmulatedAws, recorder: CompletionRecorder
 ) -> None:
     # GIVEN a job completed by a first success notification
-    queue_vl_job(aws)
-    put_output(aws, endpoint_result().model_dump_json())
+    vl_job_with_its_output(aws)
     recorder.handle_message(success())
     completed = aws.job(VL_JOB)
 
@@ -248,8 +249,7 @@ def test_error_after_completion_does_not_regress_the_job(
     aws: EmulatedAws, recorder: CompletionRecorder
 ) -> None:
     # GIVEN a completed VL job
-    queue_vl_job(aws)
-    put_output(aws, endpoint_result().model_dump_json())
+    vl_job_with_its_output(aws)
     recorder.handle_message(success())
 
     # WHEN an error notification for it arrives out of order
@@ -268,14 +268,7 @@ def crash_record(**context: Any) -> str:
 
 
 def processing_job(aws: EmulatedAws, attempts: int) -> None:
-    aws.store.create(
-        job_id=OCR_JOB,
-        model=OcrModel.PP_OCRV5,
-        lang="en",
-        input_bucket=INPUT_BUCKET,
-        input_key="input/PP-OCRv5/big-scan.pdf",
-        options={},
-    )
+    aws.queue_job(OCR_JOB, OcrModel.PP_OCRV5, "input/PP-OCRv5/big-scan.pdf")
     for _ in range(attempts):
         aws.store.mark_processing(OCR_JOB)
 

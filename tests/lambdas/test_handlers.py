@@ -44,11 +44,8 @@ ENVIRONMENT = {
 
 def _clear_handler_caches() -> None:
     for cached in (
-        invoker_handler.settings,
         invoker_handler.job_router,
-        completion_handler.settings,
         completion_handler.completion_recorder,
-        scale_in_handler.settings,
         scale_in_handler.endpoint_scaler,
     ):
         cached.cache_clear()
@@ -62,6 +59,15 @@ def deployed(aws: EmulatedAws, monkeypatch: pytest.MonkeyPatch) -> Iterator[Emul
     _clear_handler_caches()
     yield aws
     _clear_handler_caches()
+
+
+def upload_vl_report(deployed: EmulatedAws, lambda_context: Any) -> Any:
+    """Upload a PaddleOCR-VL document and run the invoker on the sample S3 event, naming it."""
+    deployed.put_input("input/PaddleOCR-VL/report.pdf")
+    body = load_event("sqs_s3_object_created.json")["Records"][0]["body"].replace(
+        "input/PP-OCRv5/scans/Invoice+2026+%C3%A9t%C3%A9.pdf", "input/PaddleOCR-VL/report.pdf"
+    )
+    return invoker_handler.lambda_handler(sqs_event(body), lambda_context)
 
 
 def test_invoker_handles_the_sample_s3_event(deployed: EmulatedAws, lambda_context: Any) -> None:
@@ -101,15 +107,10 @@ def test_invoker_handles_the_sample_direct_message_and_test_event(
 def test_invoker_scales_the_endpoint_out_and_hands_a_vl_job_to_the_processor(
     deployed: EmulatedAws, lambda_context: Any
 ) -> None:
-    # GIVEN VL enabled, the endpoint at zero and a PaddleOCR-VL upload
+    # GIVEN VL enabled and the endpoint at zero
     deployed.set_vl_instances(0)
-    deployed.put_input("input/PaddleOCR-VL/report.pdf")
-    body = load_event("sqs_s3_object_created.json")["Records"][0]["body"].replace(
-        "input/PP-OCRv5/scans/Invoice+2026+%C3%A9t%C3%A9.pdf", "input/PaddleOCR-VL/report.pdf"
-    )
-
-    # WHEN the invoker runs
-    response = invoker_handler.lambda_handler(sqs_event(body), lambda_context)
+    # WHEN the invoker runs on the sample S3 event, for a PaddleOCR-VL upload
+    response = upload_vl_report(deployed, lambda_context)
 
     # THEN the endpoint is scaling out and the processor was started to plan the job
     assert response["batchItemFailures"] == []
@@ -125,13 +126,8 @@ def test_invoker_without_vl_fails_vl_jobs_with_a_clear_error(
     # GIVEN a stack deployed without the VL endpoint
     monkeypatch.setenv(Env.VL_ENABLED.value, "false")
     monkeypatch.setenv(Env.VL_ENDPOINT_NAME.value, "")
-    deployed.put_input("input/PaddleOCR-VL/report.pdf")
-    body = load_event("sqs_s3_object_created.json")["Records"][0]["body"].replace(
-        "input/PP-OCRv5/scans/Invoice+2026+%C3%A9t%C3%A9.pdf", "input/PaddleOCR-VL/report.pdf"
-    )
-
     # WHEN a VL job arrives
-    response = invoker_handler.lambda_handler(sqs_event(body), lambda_context)
+    response = upload_vl_report(deployed, lambda_context)
 
     # THEN it ends FAILED UNSUPPORTED_MODEL, saying why, and is not retried
     assert response["batchItemFailures"] == []

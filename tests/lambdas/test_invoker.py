@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import threading
@@ -42,6 +43,15 @@ if TYPE_CHECKING:
 
 def direct(key: str, **fields: Any) -> str:
     return json.dumps({"bucket": INPUT_BUCKET, "key": key, **fields})
+
+
+def route_vl_job(
+    aws: EmulatedAws, router: JobRouter, *, model: str = "PaddleOCR-VL"
+) -> dict[str, Any]:
+    """Upload scan.pdf and route a `model` job for it; returns the job's record."""
+    aws.put_input("scan.pdf")
+    [outcome] = router.handle_message(direct("scan.pdf", model=model))
+    return aws.job(outcome.job_id)
 
 
 def failed_message_ids(response: Any) -> list[str]:
@@ -116,15 +126,13 @@ def test_vl_job_scales_the_endpoint_out_from_zero_and_goes_to_the_processor_to_b
 ) -> None:
     # GIVEN the VL endpoint scaled in to zero instances
     aws.set_vl_instances(0)
-    aws.put_input("scan.pdf")
 
     # WHEN a PaddleOCR-VL job arrives
-    [outcome] = make_router().handle_message(direct("scan.pdf", model="PaddleOCR-VL"))
+    job = route_vl_job(aws, make_router())
 
     # THEN the endpoint wants one instance, and the processor (which can count the document's
     # pages) gets the job to submit it to the endpoint, whole or in chunks
     assert aws.vl_instances() == 1
-    job = aws.job(outcome.job_id)
     assert job["status"] == JobStatus.QUEUED
     assert job["backend"] == "sagemaker"
     assert job["endpoint_scale_out"] == "changed"
@@ -132,7 +140,7 @@ def test_vl_job_scales_the_endpoint_out_from_zero_and_goes_to_the_processor_to_b
     assert job["vl_endpoint"] == f"sagemaker:{VL_ENDPOINT}"
     [event] = processor_runs.events
     assert (event.job_id, event.key, event.model) == (
-        outcome.job_id,
+        job["job_id"],
         "scan.pdf",
         names.OcrModel.PADDLEOCR_VL,
     )
@@ -146,14 +154,13 @@ def test_scaling_out_from_zero_re_arms_the_scale_in_alarm(
     # GIVEN an endpoint scaled in to zero, its idle alarm left in ALARM by that scale-in
     cloudwatch = scale_in_alarm
     aws.set_vl_instances(0)
-    aws.put_input("scan.pdf")
     router = make_router(scale_in_alarm=AlarmRearm(cloudwatch, alarm_name=SCALE_IN_ALARM))
 
     # WHEN a PaddleOCR-VL job scales it out to one instance
-    [outcome] = router.handle_message(direct("scan.pdf", model="PaddleOCR-VL"))
+    job = route_vl_job(aws, router)
 
     # THEN the alarm is OK again: once the instance is idle, its next breach notifies
-    assert aws.job(outcome.job_id)["endpoint_scale_out"] == "changed"
+    assert job["endpoint_scale_out"] == "changed"
     assert aws.vl_instances() == 1
     assert alarm_state(cloudwatch, SCALE_IN_ALARM) == "OK"
 
@@ -189,14 +196,12 @@ def test_vl_job_leaves_an_endpoint_with_one_instance_alone(
 ) -> None:
     # GIVEN the VL endpoint already at one instance
     aws.set_vl_instances(1)
-    aws.put_input("scan.pdf")
 
     # WHEN a PaddleOCR-VL job arrives
-    [outcome] = make_router().handle_message(direct("scan.pdf", model="vl"))
+    job = route_vl_job(aws, make_router(), model="vl")
 
     # THEN no scaling was requested and the job still went on to be planned
     assert aws.vl_instances() == 1
-    job = aws.job(outcome.job_id)
     assert job["endpoint_scale_out"] == "already"
     assert "dispatch_confirmed_at" in job
 
@@ -207,13 +212,11 @@ def test_vl_job_while_the_endpoint_is_updating_is_submitted_without_a_scaling_ca
     # GIVEN an endpoint at zero that is in the middle of an update
     aws.set_vl_instances(0)
     faults.force_endpoint_status(VL_ENDPOINT, "Updating")
-    aws.put_input("scan.pdf")
 
     # WHEN a PaddleOCR-VL job arrives
-    [outcome] = make_router().handle_message(direct("scan.pdf", model="PaddleOCR-VL"))
+    job = route_vl_job(aws, make_router())
 
     # THEN the job goes on to be planned and the capacity is left to the running update
-    job = aws.job(outcome.job_id)
     assert job["endpoint_scale_out"] == "updating"
     assert "dispatch_confirmed_at" in job
     assert aws.vl_instances() == 0
@@ -234,51 +237,41 @@ def test_s3_test_event_is_acknowledged_without_a_job(
 
 
 # -- user errors: FAILED at once, never retried -------------------------------------------------
+def user_error(
+    code: str, case: str, *, key: str | None = None, body: str | None = None, **settings: Any
+) -> Any:
+    """A case of a user error: an S3 event for `key` or a direct `body`, router `settings`."""
+    return pytest.param(key, body, settings, code, id=case)
+
+
 USER_ERRORS = [
-    pytest.param(
-        "input/PP-OCRv9/doc.pdf", None, {}, "UNSUPPORTED_MODEL", id="unknown-model-in-key"
-    ),
-    pytest.param(None, direct("doc.pdf", model="tesseract"), {}, "UNSUPPORTED_MODEL", id="direct"),
-    pytest.param(
-        None,
-        direct("doc.pdf", model="PaddleOCR-VL"),
-        {"vl_enabled": False},
+    user_error("UNSUPPORTED_MODEL", "unknown-model-in-key", key="input/PP-OCRv9/doc.pdf"),
+    user_error("UNSUPPORTED_MODEL", "direct", body=direct("doc.pdf", model="tesseract")),
+    user_error(
         "UNSUPPORTED_MODEL",
-        id="vl-disabled",
+        "vl-disabled",
+        body=direct("doc.pdf", model="PaddleOCR-VL"),
+        vl_enabled=False,
     ),
-    pytest.param(
-        None,
-        direct("doc.pdf", model="ocr", lang="klingon"),
-        {},
+    user_error(
         "UNSUPPORTED_LANGUAGE",
-        id="unknown-language",
+        "unknown-language",
+        body=direct("doc.pdf", model="ocr", lang="klingon"),
     ),
-    pytest.param(
-        None, direct("missing.pdf", model="ocr"), {}, "INPUT_NOT_FOUND", id="input-not-found"
+    user_error("INPUT_NOT_FOUND", "input-not-found", body=direct("missing.pdf", model="ocr")),
+    user_error("EMPTY_INPUT", "empty-input", body=direct("empty.pdf", model="ocr")),
+    user_error(
+        "INPUT_TOO_LARGE", "too-large", body=direct("doc.pdf", model="ocr"), max_input_bytes=4
     ),
-    pytest.param(None, direct("empty.pdf", model="ocr"), {}, "EMPTY_INPUT", id="empty-input"),
-    pytest.param(
-        None,
-        direct("doc.pdf", model="ocr"),
-        {"max_input_bytes": 4},
-        "INPUT_TOO_LARGE",
-        id="too-large",
-    ),
-    pytest.param(
-        None,
-        direct("doc.pdf", model="ocr", options={"pdf_scale": 100}),
-        {},
+    user_error(
         "INVALID_MESSAGE",
-        id="bad-options",
+        "bad-options",
+        body=direct("doc.pdf", model="ocr", options={"pdf_scale": 100}),
     ),
-    pytest.param(
-        None,
-        direct("doc.pdf", model="ocr", colour="blue"),
-        {},
-        "INVALID_MESSAGE",
-        id="unknown-field",
+    user_error(
+        "INVALID_MESSAGE", "unknown-field", body=direct("doc.pdf", model="ocr", colour="blue")
     ),
-    pytest.param("input/doc.pdf", None, {}, "INVALID_MESSAGE", id="key-without-model-folder"),
+    user_error("INVALID_MESSAGE", "key-without-model-folder", key="input/doc.pdf"),
 ]
 
 
@@ -418,17 +411,9 @@ def test_concurrent_deliveries_of_one_message_make_one_run(
     faults.serialize_calls(aws.table.meta.client)  # DynamoDB's per-request atomicity
     aws.put_input("doc.pdf")
     message = direct("doc.pdf", model="ocr")
-    template = make_router()
+    template = make_router(vl_enabled=False, dispatch_lease_seconds=names.DISPATCH_LEASE_SECONDS)
     routers = [
-        JobRouter(
-            s3=aws.s3,
-            store=JobStore(aws.clients.dynamodb.Table(JOBS_TABLE)),
-            processor=processor_runs,
-            vl=None,
-            max_input_bytes=names.DEFAULT_MAX_INPUT_BYTES,
-            telemetry=template._telemetry,
-            logger=template._logger,
-        )
+        dataclasses.replace(template, store=JobStore(aws.dynamodb.Table(JOBS_TABLE)))
         for _ in range(6)
     ]
     start = threading.Barrier(len(routers))
@@ -459,13 +444,8 @@ def test_an_explicit_job_id_reused_for_another_input_does_not_run(
     aws.put_input("a.pdf")
     aws.put_input("b.pdf")
     router = make_router()
-    aws.store.create(
-        job_id="invoice-1",
-        model=names.OcrModel.PP_OCRV5,
-        lang="en",
-        input_bucket=INPUT_BUCKET,
-        input_key="a.pdf",
-        options=JobOptions().model_dump(mode="json"),
+    aws.queue_job(
+        "invoice-1", names.OcrModel.PP_OCRV5, "a.pdf", options=JobOptions().model_dump(mode="json")
     )
 
     # WHEN another message reuses that id for a different file

@@ -29,19 +29,41 @@ def alarm(state: str) -> str:
     return json.dumps(message)
 
 
-def test_alarm_scales_an_endpoint_with_an_instance_in_to_zero(
-    aws: EmulatedAws, scaler: EndpointScaler
+@pytest.mark.parametrize(
+    ("instances", "state", "action", "instances_before", "instances_after"),
+    [
+        pytest.param(1, "ALARM", ScaleInAction.SCALED_IN, 1, 0, id="scaled-in-to-zero"),
+        pytest.param(0, "ALARM", ScaleInAction.ALREADY_AT_ZERO, 0, 0, id="already-at-zero"),
+        pytest.param(1, "OK", ScaleInAction.NOT_IN_ALARM, None, 1, id="ok-changes-nothing"),
+        pytest.param(
+            1,
+            "INSUFFICIENT_DATA",
+            ScaleInAction.NOT_IN_ALARM,
+            None,
+            1,
+            id="no-data-changes-nothing",
+        ),
+    ],
+)
+def test_the_alarm_state_and_the_endpoint_capacity_decide_the_scale_in(
+    aws: EmulatedAws,
+    scaler: EndpointScaler,
+    instances: int,
+    state: str,
+    action: ScaleInAction,
+    instances_before: int | None,
+    instances_after: int,
 ) -> None:
-    # GIVEN the VL endpoint running one instance
-    aws.set_vl_instances(1)
+    # GIVEN the VL endpoint running one instance, or already at zero
+    aws.set_vl_instances(instances)
 
-    # WHEN the idle-backlog alarm goes to ALARM
-    report = scaler.handle_message(alarm("ALARM"))
+    # WHEN the idle-backlog alarm reports a state: ALARM scales in, any other changes nothing
+    report = scaler.handle_message(alarm(state))
 
-    # THEN the endpoint is set to zero instances
-    assert report.action is ScaleInAction.SCALED_IN
-    assert report.instances_before == 1
-    assert aws.vl_instances() == 0
+    # THEN the endpoint is set to zero instances, or reported as already at zero, or left alone
+    assert report.action is action
+    assert report.instances_before == instances_before
+    assert aws.vl_instances() == instances_after
 
 
 def test_alarm_spares_an_endpoint_scaled_out_within_its_window_and_re_arms(
@@ -71,68 +93,29 @@ def test_alarm_scales_in_an_endpoint_unchanged_for_its_whole_window(
     assert aws.vl_instances() == 0
 
 
-@pytest.mark.parametrize("state", ["OK", "INSUFFICIENT_DATA"])
-def test_other_alarm_states_leave_the_endpoint_alone(
-    aws: EmulatedAws, scaler: EndpointScaler, state: str
-) -> None:
-    # GIVEN the VL endpoint running one instance
-    aws.set_vl_instances(1)
-
-    # WHEN the alarm reports a state other than ALARM
-    report = scaler.handle_message(alarm(state))
-
-    # THEN nothing changes
-    assert report.action is ScaleInAction.NOT_IN_ALARM
-    assert aws.vl_instances() == 1
-
-
-def test_alarm_with_the_endpoint_already_at_zero_is_a_no_op(
-    aws: EmulatedAws, scaler: EndpointScaler
-) -> None:
-    # GIVEN the VL endpoint already at zero
-    aws.set_vl_instances(0)
-
-    # WHEN the alarm goes to ALARM
-    report = scaler.handle_message(alarm("ALARM"))
-
-    # THEN it is reported as already at zero
-    assert report.action is ScaleInAction.ALREADY_AT_ZERO
-    assert aws.vl_instances() == 0
-
-
+@pytest.mark.parametrize("update_starts", ["before-the-alarm", "under-the-update-call"])
 def test_alarm_while_the_endpoint_is_updating_reports_it_and_changes_nothing(
-    aws: EmulatedAws, scaler: EndpointScaler, faults: Faults
+    aws: EmulatedAws, scaler: EndpointScaler, faults: Faults, update_starts: str
 ) -> None:
-    # GIVEN an endpoint with one instance in the middle of an update
+    # GIVEN an endpoint with one instance in the middle of an update, or one that begins an
+    # update between our describe and our update call
     aws.set_vl_instances(1)
-    faults.force_endpoint_status(VL_ENDPOINT, "Updating")
+    if update_starts == "before-the-alarm":
+        faults.force_endpoint_status(VL_ENDPOINT, "Updating")
+    else:
+        faults.fail_calls(
+            aws.sagemaker,
+            "UpdateEndpointWeightsAndCapacities",
+            code="ValidationException",
+            message=f'Cannot update in-progress endpoint "{VL_ENDPOINT}".',
+        )
 
     # WHEN the alarm goes to ALARM
     report = scaler.handle_message(alarm("ALARM"))
 
-    # THEN the report says so and leaves the retry to the next alarm evaluation
+    # THEN it is reported (not raised) as updating, leaving the retry to the next evaluation
     assert report.action is ScaleInAction.ENDPOINT_UPDATING
     assert "evaluation retries" in report.detail
-    assert aws.vl_instances() == 1
-
-
-def test_endpoint_that_starts_updating_under_the_call_is_reported_not_raised(
-    aws: EmulatedAws, scaler: EndpointScaler, faults: Faults
-) -> None:
-    # GIVEN an endpoint that begins an update between our describe and our update call
-    aws.set_vl_instances(1)
-    faults.fail_calls(
-        aws.sagemaker,
-        "UpdateEndpointWeightsAndCapacities",
-        code="ValidationException",
-        message=f'Cannot update in-progress endpoint "{VL_ENDPOINT}".',
-    )
-
-    # WHEN the alarm goes to ALARM
-    report = scaler.handle_message(alarm("ALARM"))
-
-    # THEN it is reported as updating
-    assert report.action is ScaleInAction.ENDPOINT_UPDATING
     assert aws.vl_instances() == 1
 
 

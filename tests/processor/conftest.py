@@ -7,7 +7,8 @@ the offline weights are imported into the bucket, then fetched into an empty tem
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,7 @@ from idp.ocr.paddle_engines import EngineRegistry
 from idp.store import JobStore, jobs_table_definition
 from ocr_processor_image import handler
 from ocr_processor_image.settings import ProcessorSettings
+from ocr_processor_image.warm_state import WarmState
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
@@ -143,19 +145,35 @@ def aws(tmp_path: Path) -> Iterator[Aws]:
         yield Aws(s3=s3, store=JobStore(create_jobs_table()), settings=settings)
 
 
+Invoke = Callable[[DispatchedJob | dict[str, Any]], dict[str, Any]]
+
+
 @pytest.fixture
-def install_runtime(aws: Aws) -> Iterator[Any]:
-    """Install a handler runtime around the moto clients and a given engine registry."""
+def start_handler(aws: Aws, lambda_context: Any) -> Iterator[Callable[[EngineRegistry], Invoke]]:
+    """`start_handler(engines)`: the handler, warm with the moto clients and `engines`; returns
+    a function that invokes it with a job (or any event) and returns its response."""
 
-    def install(engines: EngineRegistry) -> handler.Runtime:
-        runtime = handler.Runtime(
-            settings=aws.settings, s3=aws.s3, store=aws.store, engines=engines
-        )
-        handler.set_runtime(runtime)
-        return runtime
+    def start(engines: EngineRegistry) -> Invoke:
+        warm = WarmState(settings=aws.settings, s3=aws.s3, store=aws.store, engines=engines)
+        handler.set_warm_state(warm)
 
-    yield install
-    handler.set_runtime(None)
+        def invoke(event: DispatchedJob | dict[str, Any]) -> dict[str, Any]:
+            if isinstance(event, DispatchedJob):
+                return handler.lambda_handler(json.loads(event.model_dump_json()), lambda_context)
+            return handler.lambda_handler(event, lambda_context)
+
+        return invoke
+
+    yield start
+    handler.set_warm_state(None)
+
+
+@pytest.fixture
+def invoke_warm(
+    start_handler: Callable[[EngineRegistry], Invoke], warm_engines: WarmEngines
+) -> Invoke:
+    """The handler with the session's warm PP-OCRv5 engine."""
+    return start_handler(warm_engines.registry)
 
 
 @pytest.fixture

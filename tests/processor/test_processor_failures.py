@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
 from idp import synthetic
-from idp.jobs import DispatchedJob
 from idp.names import JobStatus, OcrModel
 from idp.ocr.paddle_engines import EngineRegistry
 from ocr_processor_image import handler
 from ocr_processor_image.processor import process_job
-from tests.processor.conftest import RESULTS_BUCKET, Aws
+from ocr_processor_image.warm_state import WarmState
+from tests.processor.conftest import RESULTS_BUCKET, Aws, Invoke
 
 
-def _invoke(job: DispatchedJob, lambda_context: Any) -> dict[str, Any]:
-    return handler.lambda_handler(json.loads(job.model_dump_json()), lambda_context)
+@pytest.fixture
+def invoke(
+    start_handler: Callable[[EngineRegistry], Invoke], empty_cache_registry: EngineRegistry
+) -> Invoke:
+    """The handler with an empty model cache (and no hub access)."""
+    return start_handler(empty_cache_registry)
 
 
 def _png() -> bytes:
@@ -30,17 +32,13 @@ def _png() -> bytes:
 
 
 def test_missing_model_fails_fast_with_model_unavailable_naming_it(
-    aws: Aws,
-    empty_cache_registry: EngineRegistry,
-    install_runtime: Callable[..., Any],
-    lambda_context: Any,
+    aws: Aws, invoke: Invoke
 ) -> None:
     # GIVEN an empty model cache, no hub access, and a French PP-OCRv5 job
-    install_runtime(empty_cache_registry)
     job = aws.create_job("input/PP-OCRv5/page.png", _png(), lang="fr")
     # WHEN it is processed
     started = time.perf_counter()
-    _invoke(job, lambda_context)
+    invoke(job)
     elapsed = time.perf_counter() - started
     # THEN it is FAILED with MODEL_UNAVAILABLE naming the model, without a long retry loop
     record = aws.record(job.job_id)
@@ -51,16 +49,12 @@ def test_missing_model_fails_fast_with_model_unavailable_naming_it(
 
 
 def test_structure_job_without_its_weights_fails_with_model_unavailable(
-    aws: Aws,
-    empty_cache_registry: EngineRegistry,
-    install_runtime: Callable[..., Any],
-    lambda_context: Any,
+    aws: Aws, invoke: Invoke
 ) -> None:
     # GIVEN a PP-StructureV3 job and a cache without PP-StructureV3's weights
-    install_runtime(empty_cache_registry)
     job = aws.create_job("input/PP-StructureV3/page.png", _png(), model=OcrModel.PP_STRUCTUREV3)
     # WHEN it is processed
-    _invoke(job, lambda_context)
+    invoke(job)
     # THEN the job says which model is missing and how to fill the cache
     record = aws.record(job.job_id)
     assert record["error"]["code"] == "MODEL_UNAVAILABLE"
@@ -78,15 +72,9 @@ def test_structure_job_without_its_weights_fails_with_model_unavailable(
     ],
 )
 def test_job_that_cannot_run_here_fails_with_its_code(
-    setup: str,
-    code: str,
-    aws: Aws,
-    empty_cache_registry: EngineRegistry,
-    install_runtime: Callable[..., Any],
-    lambda_context: Any,
+    setup: str, code: str, aws: Aws, invoke: Invoke
 ) -> None:
     # GIVEN a job whose input, language or model this worker cannot serve
-    install_runtime(empty_cache_registry)
     if setup == "missing":
         job = aws.create_job("input/PP-OCRv5/gone.png", None)
     elif setup == "oversized":
@@ -96,25 +84,19 @@ def test_job_that_cannot_run_here_fails_with_its_code(
     else:
         job = aws.create_job("input/PaddleOCR-VL/page.png", _png(), model=OcrModel.PADDLEOCR_VL)
     # WHEN it is processed
-    response = _invoke(job, lambda_context)
+    response = invoke(job)
     # THEN it ends FAILED with that code, and the handler returned normally
     assert response["status"] == JobStatus.FAILED
     assert aws.record(job.job_id)["error"]["code"] == code
 
 
-def test_terminal_job_is_not_processed_again(
-    aws: Aws,
-    empty_cache_registry: EngineRegistry,
-    install_runtime: Callable[..., Any],
-    lambda_context: Any,
-) -> None:
+def test_terminal_job_is_not_processed_again(aws: Aws, invoke: Invoke) -> None:
     # GIVEN a job that already FAILED (e.g. a duplicate async delivery after completion)
-    install_runtime(empty_cache_registry)
     job = aws.create_job("input/PP-OCRv5/gone.png", None)
-    _invoke(job, lambda_context)
+    invoke(job)
     first = aws.record(job.job_id)
     # WHEN it is delivered again
-    response = _invoke(job, lambda_context)
+    response = invoke(job)
     # THEN nothing changes: no second attempt, same terminal record
     assert response["status"] == "SKIPPED"
     assert aws.record(job.job_id) == first
@@ -135,7 +117,9 @@ def test_unexpected_fault_is_raised_for_a_lambda_retry(
     job = aws.create_job("input/PP-OCRv5/page.png", _png())
     # WHEN it is processed
     with pytest.raises(ClientError):
-        process_job(job, s3=aws.s3, store=aws.store, engines=registry, settings=aws.settings)
+        process_job(
+            job, WarmState(settings=aws.settings, s3=aws.s3, store=aws.store, engines=registry)
+        )
     # THEN the job stays active (the retry or the on-failure destination ends it) and the
     # attempt is counted
     record = aws.record(job.job_id)
@@ -144,23 +128,17 @@ def test_unexpected_fault_is_raised_for_a_lambda_retry(
     assert empty_cache_registry.loaded() == []
 
 
-def test_invalid_event_is_rejected_without_raising(
-    aws: Aws,
-    empty_cache_registry: EngineRegistry,
-    install_runtime: Callable[..., Any],
-    lambda_context: Any,
-) -> None:
+def test_invalid_event_is_rejected_without_raising(aws: Aws, invoke: Invoke) -> None:
     # GIVEN an event that names a job but is not a DispatchedJob
-    install_runtime(empty_cache_registry)
     job = aws.create_job("input/PP-OCRv5/page.png", _png())
     # WHEN the processor receives it
-    response = handler.lambda_handler({"job_id": job.job_id, "bucket": 7}, lambda_context)
+    response = invoke({"job_id": job.job_id, "bucket": 7})
     # THEN the job is FAILED as an invalid message and no retry is triggered
     assert response["status"] == "REJECTED"
     assert aws.record(job.job_id)["error"]["code"] == "INVALID_MESSAGE"
 
 
-def test_runtime_is_built_from_the_environment_without_loading_an_engine(
+def test_warm_state_is_built_from_the_environment_without_loading_an_engine(
     aws: Aws, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # GIVEN the processor's environment as the stack sets it
@@ -174,10 +152,10 @@ def test_runtime_is_built_from_the_environment_without_loading_an_engine(
         "OCR_CPU_THREADS": "3",
     }.items():
         monkeypatch.setenv(key, value)
-    # WHEN a cold container builds its runtime
-    runtime = handler.build_runtime()
+    # WHEN a cold container builds its warm state
+    warm = handler.build_warm_state()
     # THEN the settings come from the environment and no engine is loaded until a job needs it
-    assert (runtime.settings.max_pages, runtime.settings.max_input_bytes) == (7, 1000)
-    assert runtime.settings.allow_hub_download is False
-    assert runtime.engines.settings.cpu_threads == 3
-    assert runtime.engines.loaded() == []
+    assert (warm.settings.max_pages, warm.settings.max_input_bytes) == (7, 1000)
+    assert warm.settings.allow_hub_download is False
+    assert warm.engines.settings.cpu_threads == 3
+    assert warm.engines.loaded() == []

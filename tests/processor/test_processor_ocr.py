@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -10,13 +9,11 @@ import pytest
 from PIL import Image
 
 from idp import names, synthetic
-from idp.jobs import DispatchedJob
 from idp.names import JobStatus
 from idp.ocr.orientation import OFFLINE_MODEL_NAME
 from idp.results import OcrResult
 from idp.textmetrics import character_error_rate
-from ocr_processor_image import handler
-from tests.processor.conftest import RESULTS_BUCKET, Aws, WarmEngines
+from tests.processor.conftest import RESULTS_BUCKET, Aws, Invoke, WarmEngines
 
 pytestmark = pytest.mark.ocr
 
@@ -47,25 +44,14 @@ def _document(kind: str) -> tuple[bytes, int]:
     return synthetic.encode(_page(0), fmt, **params), 1
 
 
-def _invoke(job: DispatchedJob, lambda_context: Any) -> dict[str, Any]:
-    return handler.lambda_handler(json.loads(job.model_dump_json()), lambda_context)
-
-
 @pytest.mark.parametrize("kind", ["png", "pdf", "tiff", "jpg", "webp"])
-def test_document_is_recognized_and_job_completes(
-    kind: str,
-    aws: Aws,
-    warm_engines: WarmEngines,
-    install_runtime: Callable[..., Any],
-    lambda_context: Any,
-) -> None:
+def test_document_is_recognized_and_job_completes(kind: str, aws: Aws, invoke_warm: Invoke) -> None:
     # GIVEN a generated document of known text in the input bucket and a QUEUED job
-    install_runtime(warm_engines.registry)
     data, page_count = _document(kind)
     job = aws.create_job(f"input/PP-OCRv5/sample.{kind}", data)
 
     # WHEN the processor is invoked with the dispatched job
-    response = _invoke(job, lambda_context)
+    response = invoke_warm(job)
 
     # THEN the job is COMPLETED with its page count, timings and content hash
     record = aws.record(job.job_id)
@@ -139,16 +125,14 @@ def test_bad_input_fails_with_its_code_and_the_warm_worker_then_completes_a_good
     code: str,
     aws: Aws,
     warm_engines: WarmEngines,
-    install_runtime: Callable[..., Any],
-    lambda_context: Any,
+    invoke_warm: Invoke,
 ) -> None:
     # GIVEN a warm processor (engine already loaded) and a bad input
-    install_runtime(warm_engines.registry)
     engine_before = warm_engines.registry.get(names.OcrModel.PP_OCRV5, "en")
     bad = aws.create_job(f"input/PP-OCRv5/{name}", make())
 
     # WHEN it is processed
-    response = _invoke(bad, lambda_context)
+    response = invoke_warm(bad)
 
     # THEN the job is FAILED with the input's own code and a message, without raising
     record = aws.record(bad.job_id)
@@ -161,6 +145,6 @@ def test_bad_input_fails_with_its_code_and_the_warm_worker_then_completes_a_good
     # AND the same warm process then completes a good job with the same engine
     data, _ = _document("png")
     good = aws.create_job("input/PP-OCRv5/good.png", data)
-    assert _invoke(good, lambda_context)["status"] == JobStatus.COMPLETED
+    assert invoke_warm(good)["status"] == JobStatus.COMPLETED
     assert aws.record(good.job_id)["status"] == JobStatus.COMPLETED
     assert warm_engines.registry.get(names.OcrModel.PP_OCRV5, "en") is engine_before

@@ -3,10 +3,7 @@ back with poppler."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,9 +12,8 @@ from idp.jobs import DispatchedJob, JobOptions
 from idp.names import JobStatus
 from idp.results import Line, OcrResult, PageResult
 from idp.searchable_pdf import merge_searchable_parts, searchable_part_key, upload_searchable_pdf
-from ocr_processor_image import handler
 from tests.pdftext import assert_words_in_boxes, pdf_text, read_pages
-from tests.processor.conftest import RESULTS_BUCKET, Aws, WarmEngines
+from tests.processor.conftest import RESULTS_BUCKET, Aws, Invoke
 
 pytestmark = pytest.mark.ocr
 
@@ -45,29 +41,21 @@ def _document(kind: str) -> tuple[bytes, tuple[float, float], float]:
     )
 
 
-@pytest.fixture
-def processor(aws: Aws, warm_engines: WarmEngines, install_runtime: Callable[..., Any]) -> Aws:
-    """The emulated AWS with a processor whose engines are warm."""
-    install_runtime(warm_engines.registry)
-    return aws
-
-
-def _run(aws: Aws, job: DispatchedJob, lambda_context: Any) -> None:
-    handler.lambda_handler(json.loads(job.model_dump_json()), lambda_context)
+def _complete(aws: Aws, job: DispatchedJob, invoke: Invoke) -> None:
+    invoke(job)
     assert aws.record(job.job_id)["status"] == JobStatus.COMPLETED
 
 
 @pytest.mark.parametrize("kind", ["pdf", "png", "jpg", "tiff"])
 def test_a_completed_job_has_a_searchable_pdf_of_its_pages(
-    kind: str, processor: Aws, lambda_context: Any, tmp_path: Path
+    kind: str, aws: Aws, invoke_warm: Invoke, tmp_path: Path
 ) -> None:
     # GIVEN a scanned document of known text and a QUEUED job
-    aws = processor
     data, page_size, points_per_pixel = _document(kind)
     job = aws.create_job(f"input/PP-OCRv5/scan.{kind}", data)
 
     # WHEN the processor completes it
-    _run(aws, job, lambda_context)
+    _complete(aws, job, invoke_warm)
 
     # THEN result.pdf has the input's pages at the input's size
     prefix = f"{names.RESULTS_PREFIX}{job.job_id}/"
@@ -82,14 +70,13 @@ def test_a_completed_job_has_a_searchable_pdf_of_its_pages(
         assert_words_in_boxes(page, recognized, points_per_pixel)
 
 
-def test_the_searchable_pdf_can_be_turned_off(processor: Aws, lambda_context: Any) -> None:
+def test_the_searchable_pdf_can_be_turned_off(aws: Aws, invoke_warm: Invoke) -> None:
     # GIVEN a job that asks for no searchable PDF
-    aws = processor
     data, _, _ = _document("png")
     job = aws.create_job("input/PP-OCRv5/plain.png", data, options=JobOptions(searchable_pdf=False))
 
     # WHEN the processor completes it
-    _run(aws, job, lambda_context)
+    _complete(aws, job, invoke_warm)
 
     # THEN its result has result.json only
     assert aws.keys(RESULTS_BUCKET, f"{names.RESULTS_PREFIX}{job.job_id}/") == [
@@ -147,14 +134,13 @@ def test_a_missing_part_leaves_the_job_without_a_searchable_pdf(aws: Aws) -> Non
 
 
 def test_a_completed_vl_jobs_result_pdf_is_written_from_its_result_json(
-    processor: Aws, lambda_context: Any, tmp_path: Path
+    aws: Aws, invoke_warm: Invoke, tmp_path: Path
 ) -> None:
     # GIVEN a PaddleOCR-VL job completed elsewhere: its input and the result.json the
     # completion handler wrote (here, the processor's own reading of the same scan)
-    aws = processor
     data, page_size, _ = _document("pdf")
     ocr_job = aws.create_job("input/PP-OCRv5/vl-scan.pdf", data)
-    _run(aws, ocr_job, lambda_context)
+    _complete(aws, ocr_job, invoke_warm)
     prefix = f"{names.RESULTS_PREFIX}{ocr_job.job_id}/"
     aws.s3.delete_object(Bucket=RESULTS_BUCKET, Key=prefix + names.RESULT_PDF)
     result = OcrResult.model_validate_json(aws.object_bytes(RESULTS_BUCKET, prefix + "result.json"))
@@ -163,7 +149,7 @@ def test_a_completed_vl_jobs_result_pdf_is_written_from_its_result_json(
     )
 
     # WHEN the completion handler's request for result.pdf reaches the processor
-    response = handler.lambda_handler(json.loads(task.model_dump_json()), lambda_context)
+    response = invoke_warm(task)
 
     # THEN result.pdf is written from the input's pages and result.json's text
     assert response["status"] == "SEARCHABLE_PDF_WRITTEN"

@@ -7,7 +7,7 @@ job record. The endpoint serving those chunks is tests/local's (the real contain
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Callable
 
 import boto3
 import pytest
@@ -19,45 +19,54 @@ from idp.names import JobStatus, OcrModel
 from idp.ocr.paddle_engines import EngineRegistry
 from idp.synthetic import long_pdf
 from idp.vl_submit import VlEndpointSubmitter
-from ocr_processor_image.outputs import JobOutcome
+from ocr_processor_image.outputs import InvocationOutcome, InvocationStatus
 from ocr_processor_image.processor import process_job
+from ocr_processor_image.warm_state import WarmState
 from tests.processor.conftest import REGION, RESULTS_BUCKET, Aws
 
 ENDPOINT = "idp-test-vl"
 
 
-def plan(aws: Aws, job: DispatchedJob, engines: EngineRegistry, invocation: str) -> JobOutcome:
+Plan = Callable[[DispatchedJob, str], InvocationOutcome]
+
+
+@pytest.fixture
+def plan(aws: Aws, empty_cache_registry: EngineRegistry) -> Plan:
+    """The processor with a VL endpoint and no engine weights: `plan(job, invocation_id)`."""
     endpoint = VlEndpointSubmitter(
         s3=aws.s3,
         runtime=boto3.client("sagemaker-runtime", region_name=REGION),
         endpoint_name=ENDPOINT,
         results_bucket=RESULTS_BUCKET,
     )
-    return process_job(
-        job,
+    warm = WarmState(
+        settings=aws.settings.model_copy(update={"max_pages": names.DEFAULT_MAX_PAGES}),
         s3=aws.s3,
         store=aws.store,
-        engines=engines,
-        settings=dataclasses.replace(aws.settings, max_pages=names.DEFAULT_MAX_PAGES),
+        engines=empty_cache_registry,
         vl=endpoint,
-        invocation_id=invocation,
     )
+    return lambda job, invocation: process_job(job, warm, invocation_id=invocation)
+
+
+def vl_pdf_job(aws: Aws, pages: int) -> DispatchedJob:
+    """A PaddleOCR-VL job for an uploaded PDF of `pages` pages."""
+    data, _ = long_pdf(pages)
+    key = f"input/PaddleOCR-VL/{pages}-pages.pdf"
+    return aws.create_job(key, data, model=OcrModel.PADDLEOCR_VL)
 
 
 def manifest(aws: Aws, key: str) -> DispatchedJob:
     return DispatchedJob.model_validate_json(aws.object_bytes(RESULTS_BUCKET, key))
 
 
-def test_a_short_document_is_submitted_whole_once(
-    aws: Aws, empty_cache_registry: EngineRegistry
-) -> None:
+def test_a_short_document_is_submitted_whole_once(aws: Aws, plan: Plan) -> None:
     # GIVEN a 3-page PDF for PaddleOCR-VL (the chunk size is 10)
-    data, _ = long_pdf(3)
-    job = aws.create_job("input/PaddleOCR-VL/short.pdf", data, model=OcrModel.PADDLEOCR_VL)
+    job = vl_pdf_job(aws, 3)
 
     # WHEN the processor gets it, and then a duplicate delivery of the same event
-    first = plan(aws, job, empty_cache_registry, "invocation-1")
-    duplicate = plan(aws, job, empty_cache_registry, "invocation-2")
+    first = plan(job, "invocation-1")
+    duplicate = plan(job, "invocation-2")
 
     # THEN one manifest (the job itself) went to the endpoint under the job's id; no engine
     # was loaded, the job waits QUEUED for the endpoint's result, and the duplicate did nothing
@@ -72,15 +81,12 @@ def test_a_short_document_is_submitted_whole_once(
     assert record["pages_total"] == 3
 
 
-def test_a_long_document_is_submitted_as_one_inference_per_chunk(
-    aws: Aws, empty_cache_registry: EngineRegistry
-) -> None:
+def test_a_long_document_is_submitted_as_one_inference_per_chunk(aws: Aws, plan: Plan) -> None:
     # GIVEN a 23-page PDF for PaddleOCR-VL (chunks of 10 pages)
-    data, _ = long_pdf(23)
-    job = aws.create_job("input/PaddleOCR-VL/long.pdf", data, model=OcrModel.PADDLEOCR_VL)
+    job = vl_pdf_job(aws, 23)
 
     # WHEN the processor gets it
-    outcome = plan(aws, job, empty_cache_registry, "invocation-1")
+    outcome = plan(job, "invocation-1")
 
     # THEN each chunk's pages were copied into a PDF of their own, and each chunk is a manifest
     # of its own naming that PDF and its page range, so each inference reads only its pages
@@ -108,15 +114,15 @@ def test_a_long_document_is_submitted_as_one_inference_per_chunk(
     [(b"%PDF-1.7 not really a pdf", "CORRUPT_DOCUMENT"), (b"GIF89a....", "UNSUPPORTED_MEDIA_TYPE")],
 )
 def test_a_document_the_endpoint_could_not_read_fails_before_any_gpu_time(
-    aws: Aws, empty_cache_registry: EngineRegistry, data: bytes, code: str
+    aws: Aws, plan: Plan, data: bytes, code: str
 ) -> None:
     # GIVEN an unreadable upload for PaddleOCR-VL
     job = aws.create_job("input/PaddleOCR-VL/bad.pdf", data, model=OcrModel.PADDLEOCR_VL)
 
     # WHEN the processor gets it
-    outcome = plan(aws, job, empty_cache_registry, "invocation-1")
+    outcome = plan(job, "invocation-1")
 
     # THEN it fails with the document's error, and nothing was submitted
-    assert outcome.status == JobStatus.FAILED
+    assert outcome.status == InvocationStatus.FAILED
     assert aws.record(job.job_id)["error"]["code"] == code
     assert aws.keys(RESULTS_BUCKET, names.VL_MANIFEST_PREFIX) == []
