@@ -33,6 +33,7 @@ from reporting import add_pipeline_arguments, run_logging_to, write_report
 
 from idp import names
 from idp.client import PipelineClient
+from idp.job_record import JobRecord
 from idp.local.pipeline import LocalPipeline
 from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
@@ -149,10 +150,10 @@ def make_pages(count: int, folder: Path) -> dict[Path, str]:
 
 def wait_all(
     client: PipelineClient, job_ids: set[str], *, timeout_s: float, poll_s: float
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, JobRecord]:
     """One table scan per poll (not one read per job) until every job is terminal or timeout."""
     deadline = time.monotonic() + timeout_s
-    records: dict[str, dict[str, Any]] = {}
+    records: dict[str, JobRecord] = {}
     last_report = 0.0
     while True:
         records = {
@@ -229,7 +230,7 @@ def run_in(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     duplicates = sorted(
         j
         for j in texts
-        if processor_runs[j] > 1 or int((records.get(j) or {}).get("attempts", 0)) > 1
+        if processor_runs[j] > 1 or (j in records and records[j].get("attempts", 0) > 1)
     )
     latencies = [seconds_between(r, "created_at", "finished_at") for r in terminal.values()]
     from_submit = [

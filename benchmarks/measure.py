@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from idp.timestamps import parse_timestamp
 
 
-def seconds_between(record: dict[str, Any], start: str, end: str) -> float:
+def seconds_between(record: Mapping[str, object], start: str, end: str) -> float:
     """Seconds from one of a job record's timestamps to another."""
     return (parse_timestamp(record[end]) - parse_timestamp(record[start])).total_seconds()
 

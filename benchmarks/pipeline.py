@@ -74,6 +74,7 @@ from reporting import add_pipeline_arguments, run_logging_to, write_report
 
 from idp import names
 from idp.client import PipelineClient
+from idp.job_record import JobRecord
 from idp.local.pipeline import LocalPipeline
 from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
@@ -173,7 +174,7 @@ def _spread(values: list[float], digits: int = 1) -> dict[str, float | None]:
 
 
 # -- per-job measurements --------------------------------------------------------------------
-def measure_job(submission: Submission, record: dict[str, Any]) -> dict[str, Any]:
+def measure_job(submission: Submission, record: JobRecord) -> dict[str, Any]:
     """One completed job's end-to-end time split into OCR and the overhead's parts (ms)."""
     timings = {key: float(value) for key, value in record["timings_ms"].items()}
     pages = int(record["page_count"])
@@ -325,7 +326,7 @@ def idle_cpu_fraction(seconds: float) -> float:
 # -- the run ---------------------------------------------------------------------------------
 def wait_terminal(
     client: PipelineClient, job_ids: list[str], deadline: float
-) -> dict[str, dict[str, Any] | None]:
+) -> dict[str, JobRecord | None]:
     remaining = max(0.0, deadline - time.monotonic())
     return client.wait(job_ids, timeout_s=remaining, poll_s=0.2)
 
@@ -340,7 +341,7 @@ class Observed:
     """What one run saw, before any statistics."""
 
     submissions: list[Submission] = field(default_factory=list)
-    records: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    records: dict[str, JobRecord | None] = field(default_factory=dict)
     cers: dict[str, float] = field(default_factory=dict)
     probe: Probe | None = None
     idle_cpu: float | None = None
@@ -418,7 +419,8 @@ def drive(
         observed.submissions.extend(wave)
         observed.records.update(wait_terminal(client, [s.job_id for s in wave], deadline))
         states = [
-            str((observed.records.get(s.job_id) or {}).get("status", "UNKNOWN")) for s in wave
+            (record["status"] if (record := observed.records.get(s.job_id)) else "UNKNOWN")
+            for s in wave
         ]
         done = len(observed.submissions)
         print(f"  {done}/{len(documents)} done: {', '.join(states)}", flush=True)
@@ -450,8 +452,8 @@ def build_report(observed: Observed, documents: list[Document]) -> dict[str, Any
                 {
                     "job_id": submission.job_id,
                     "document": submission.document.path.name,
-                    "status": (record or {}).get("status", "NOT_FOUND"),
-                    "error": (record or {}).get("error"),
+                    "status": record["status"] if record else "NOT_FOUND",
+                    "error": record.get("error") if record else None,
                 }
             )
             continue

@@ -4,8 +4,9 @@ endpoint), how far each chunk has read, which chunks are counted, and who merges
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import cast
 
+from idp.job_record import JobRecord
 from idp.job_table import WHILE_ACTIVE, JobTable
 
 
@@ -82,14 +83,14 @@ class ChunkBookkeeping(JobTable):
             extra_names={"#chunk": str(chunk_index)},
         )
 
-    def commit_chunk(self, job_id: str, *, chunk_index: int, pages: int) -> dict[str, Any] | None:
+    def commit_chunk(self, job_id: str, *, chunk_index: int, pages: int) -> JobRecord | None:
         """Count a finished chunk once: None when it was counted before or the job has ended.
 
         The chunk's index joins the `chunks_committed` set in the same conditional write that
         adds to `chunks_done` and `pages_done`, so a duplicate or retried delivery of a chunk
         never counts twice. Returns the record as it is after this write.
         """
-        return self._updated_record(
+        record = self._updated_record(
             job_id,
             "ADD chunks_committed :index_set, chunks_done :one, pages_done :pages "
             "SET page_progress.#chunk = :pages, updated_at = :now",
@@ -98,6 +99,7 @@ class ChunkBookkeeping(JobTable):
             extra_names={"#chunk": str(chunk_index)},
             return_record=True,
         )
+        return cast("JobRecord | None", record)
 
     def claim_merge(self, job_id: str, *, invocation_id: str, lease_seconds: float) -> bool:
         """Take the right to merge a job whose chunks are all counted; one merger at a time.

@@ -19,6 +19,7 @@ from botocore.exceptions import ClientError
 from idp import names
 from idp.aws.errors import is_missing_object
 from idp.aws.s3 import parse_s3_uri
+from idp.job_record import JobRecord
 from idp.jobs import JobOptions
 from idp.names import JobStatus, OcrModel, Output
 from idp.store import JobStore
@@ -75,7 +76,7 @@ class JobProgress:
     chunks_total: int | None = None
 
     @classmethod
-    def of(cls, record: dict[str, Any]) -> JobProgress:
+    def of(cls, record: JobRecord) -> JobProgress:
         # pages_done counts finished chunks exactly; page_progress adds the pages read so far
         # by chunks still running (advisory), so a bar moves page by page.
         committed = int(record.get("pages_done") or 0)
@@ -129,12 +130,10 @@ class PipelineClient:
         self._sqs.send_message(QueueUrl=self.names.queue_url, MessageBody=json.dumps(message))
         return Submitted(job_id=job_id, file=file, key=key)
 
-    def job(self, job_id: str) -> dict[str, Any] | None:
+    def job(self, job_id: str) -> JobRecord | None:
         return self.store.get(job_id)
 
-    def jobs(
-        self, *, status: JobStatus | None = None, since: str | None = None
-    ) -> list[dict[str, Any]]:
+    def jobs(self, *, status: JobStatus | None = None, since: str | None = None) -> list[JobRecord]:
         if status is not None:
             return list(self.store.list_by_status(status, since=since))
         return self.store.list_all(since=since)
@@ -145,15 +144,15 @@ class PipelineClient:
         *,
         timeout_s: float,
         poll_s: float = 0.5,
-        on_change: Callable[[str, dict[str, Any]], None] | None = None,
-        on_poll: Callable[[str, dict[str, Any]], None] | None = None,
-    ) -> dict[str, dict[str, Any] | None]:
+        on_change: Callable[[str, JobRecord], None] | None = None,
+        on_poll: Callable[[str, JobRecord], None] | None = None,
+    ) -> dict[str, JobRecord | None]:
         """Poll until every job is terminal or the timeout passes; returns the last records.
 
         `on_change` hears each status change, `on_poll` every record read (progress bars).
         """
         pending = list(job_ids)
-        seen: dict[str, dict[str, Any] | None] = dict.fromkeys(pending)
+        seen: dict[str, JobRecord | None] = dict.fromkeys(pending)
         deadline = time.monotonic() + timeout_s
         while pending and time.monotonic() < deadline:
             for job_id in list(pending):
@@ -206,7 +205,7 @@ class PipelineClient:
                     raise
         return json_path
 
-    def input_bytes(self, record: dict[str, Any]) -> bytes:
+    def input_bytes(self, record: JobRecord) -> bytes:
         body = self._s3.get_object(Bucket=record["input_bucket"], Key=record["input_key"])["Body"]
         data: bytes = body.read()
         return data

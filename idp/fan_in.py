@@ -23,7 +23,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
@@ -39,6 +39,7 @@ from idp.chunks import (
     work_prefix,
 )
 from idp.chunks import write_merged_result as stream_merged_result
+from idp.job_record import JobRecord
 from idp.names import JobStatus
 from idp.result_cache import ResultCache
 from idp.results import result_key
@@ -82,7 +83,7 @@ class FanIn:
         body = self.s3.get_object(Bucket=self.bucket, Key=plan_key(job_id))["Body"]
         return ChunkPlan.model_validate_json(body.read())
 
-    def commit(self, partial: PartialResult) -> dict[str, Any] | None:
+    def commit(self, partial: PartialResult) -> JobRecord | None:
         """Write the chunk's partial result and count it: the record after the count, or None
         when it was counted before (a duplicate) or the job has ended."""
         job_id, chunk = partial.job_id, partial.chunk
@@ -97,7 +98,7 @@ class FanIn:
     def merge_if_complete(
         self,
         job_id: str,
-        record: dict[str, Any],
+        record: JobRecord,
         *,
         invocation_id: str,
         lease_seconds: float,
@@ -118,7 +119,7 @@ class FanIn:
             return None
         return self.merge(job_id, record)
 
-    def merge(self, job_id: str, record: dict[str, Any]) -> Merged:
+    def merge(self, job_id: str, record: JobRecord) -> Merged:
         """Write the job's result.json (+ result.md) from its partials and complete it."""
         started = time.perf_counter()
         bucket = self.bucket

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from boto3.dynamodb.conditions import ConditionBase, Key
 
 from idp import names
 from idp.chunk_bookkeeping import ChunkBookkeeping
 from idp.errors import JobError
+from idp.job_record import JobRecord
 from idp.job_table import WHILE_ACTIVE, Clock, from_dynamo, jobs_table_definition
 from idp.names import JobStatus, OcrModel
 
@@ -232,15 +233,15 @@ class JobStore(ChunkBookkeeping):
         )
 
     # -- queries --------------------------------------------------------------------------------
-    def get(self, job_id: str) -> dict[str, Any] | None:
+    def get(self, job_id: str) -> JobRecord | None:
         item = self._table.get_item(Key={names.JOB_ID_ATTR: job_id}, ConsistentRead=True).get(
             "Item"
         )
-        return from_dynamo(item) if item else None
+        return cast("JobRecord", from_dynamo(item)) if item else None
 
     def list_by_status(
         self, status: JobStatus, *, since: str | None = None, limit: int | None = None
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[JobRecord]:
         """Jobs in a status, newest first, optionally created at or after `since` (ISO 8601)."""
         condition: ConditionBase = Key(names.STATUS_INDEX_PK).eq(status.value)
         if since:
@@ -254,7 +255,7 @@ class JobStore(ChunkBookkeeping):
         while True:
             page = self._table.query(**kwargs)
             for item in page.get("Items", []):
-                yield from_dynamo(item)
+                yield cast("JobRecord", from_dynamo(item))
                 yielded += 1
                 if limit is not None and yielded >= limit:
                     return
@@ -262,6 +263,6 @@ class JobStore(ChunkBookkeeping):
                 return
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
-    def list_all(self, *, since: str | None = None) -> list[dict[str, Any]]:
+    def list_all(self, *, since: str | None = None) -> list[JobRecord]:
         jobs = [job for status in JobStatus for job in self.list_by_status(status, since=since)]
         return sorted(jobs, key=lambda job: str(job.get("created_at", "")), reverse=True)

@@ -20,6 +20,7 @@ from rich.table import Table
 
 from idp import names
 from idp.client import JobProgress, PipelineClient, PipelineNames
+from idp.job_record import JobRecord
 from idp.local.emulator import AwsEndpoint
 from idp.names import JobStatus, OcrModel, TextLayerMode
 
@@ -223,12 +224,12 @@ def status_style(status: str) -> str:
     return {"COMPLETED": "green", "FAILED": "red", "PROCESSING": "yellow"}.get(status, "cyan")
 
 
-def _error_text(record: dict[str, Any] | None) -> str:
-    error = (record or {}).get("error")
-    return f"{error['code']}: {error['message']}" if isinstance(error, dict) else ""
+def _error_text(record: JobRecord | None) -> str:
+    error = record.get("error") if record else None
+    return f"{error['code']}: {error['message']}" if error else ""
 
 
-def jobs_table(records: list[dict[str, Any]], title: str) -> Table:
+def jobs_table(records: list[JobRecord], title: str) -> Table:
     """Jobs as a table; errors follow as the table's caption so narrow terminals stay readable."""
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, caption_justify="left")
     for column in ("job", "status", "model", "lang", "pages", "file", "ms"):
@@ -256,7 +257,7 @@ def jobs_table(records: list[dict[str, Any]], title: str) -> Table:
     return table
 
 
-def _pages_cell(record: dict[str, Any]) -> str:
+def _pages_cell(record: JobRecord) -> str:
     if JobStatus(str(record.get("status", "QUEUED"))).is_terminal or "pages_total" not in record:
         return str(record.get("page_count", ""))
     return JobProgress.of(record).describe()

@@ -36,6 +36,7 @@ from idp.cli.common import (
     status_style,
 )
 from idp.client import JobProgress, PipelineClient
+from idp.job_record import JobRecord
 from idp.jobs import JobOptions
 from idp.names import JobStatus, OcrModel, TextLayerMode
 
@@ -113,9 +114,9 @@ def local_run(
                     {
                         "file": str(item.file),
                         "job_id": item.job_id,
-                        "status": (record or {}).get("status", "UNKNOWN"),
-                        "error": (record or {}).get("error"),
-                        "pages": (record or {}).get("page_count"),
+                        "status": record["status"] if record else "UNKNOWN",
+                        "error": record.get("error") if record else None,
+                        "pages": record.get("page_count") if record else None,
                         "result": str(result_path) if result_path else None,
                         "record": record,
                         "overlay": overlay_path,
@@ -125,7 +126,8 @@ def local_run(
         public = ("file", "job_id", "status", "error", "pages", "result")
         print(json.dumps([{key: row[key] for key in public} for row in rows]))
     else:
-        out.print(jobs_table([row["record"] or {"job_id": row["job_id"]} for row in rows], "jobs"))
+        shown = [row["record"] or JobRecord(job_id=row["job_id"], status="UNKNOWN") for row in rows]
+        out.print(jobs_table(shown, "jobs"))
         for row in rows:
             if row["result"]:
                 _print_result_summary(row["file"], Path(row["result"]), row["overlay"])
@@ -134,7 +136,7 @@ def local_run(
 
 
 def _save_overlay(
-    client: PipelineClient, record: dict[str, Any], result_path: Path, page: int
+    client: PipelineClient, record: JobRecord, result_path: Path, page: int
 ) -> Path | None:
     from idp.overlay import render_overlay
 
@@ -163,7 +165,7 @@ def _print_result_summary(file: str, result_path: Path, overlay_path: Path | Non
 
 def _wait_with_progress(
     client: PipelineClient, job_ids: list[str], timeout: float
-) -> dict[str, dict[str, Any] | None]:
+) -> dict[str, JobRecord | None]:
     """One bar for the jobs, and one per job counting its pages once the total is known."""
     with Progress(
         SpinnerColumn(),
@@ -176,13 +178,13 @@ def _wait_with_progress(
         jobs_task = progress.add_task("OCR jobs", total=len(job_ids), unit="done")
         page_tasks: dict[str, TaskID] = {}
 
-        def on_change(job_id: str, record: dict[str, Any]) -> None:
+        def on_change(job_id: str, record: JobRecord) -> None:
             status = str(record.get("status"))
             if JobStatus(status).is_terminal:
                 progress.advance(jobs_task)
             progress.console.print(f"  {job_id[:12]} → [{status_style(status)}]{status}[/]")
 
-        def on_poll(job_id: str, record: dict[str, Any]) -> None:
+        def on_poll(job_id: str, record: JobRecord) -> None:
             done = JobProgress.of(record)
             if done.pages_total is None or done.pages_total < 2:
                 return

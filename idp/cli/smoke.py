@@ -38,6 +38,7 @@ from idp.cli.common import (
     with_stack_target,
 )
 from idp.client import PipelineClient, PipelineNames
+from idp.job_record import ErrorRecord, JobRecord
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode, render_page, sample_lines
 from idp.textmetrics import character_error_rate
@@ -76,7 +77,7 @@ class SmokeOutcome:
     seconds: float | None = None
     cer: float | None = None
     text: str = ""
-    error: dict[str, Any] | None = None
+    error: ErrorRecord | None = None
     engine: str | None = None
     substitute: bool = False
     max_cer: float = DEFAULT_MAX_CER
@@ -164,7 +165,7 @@ def run_smoke(
     ) as progress:
         task = progress.add_task(f"smoke: waiting for {len(outcomes)} job(s)", total=None)
 
-        def on_change(job_id: str, record: dict[str, Any]) -> None:
+        def on_change(job_id: str, record: JobRecord) -> None:
             status = str(record.get("status"))
             outcome = outcomes[job_id]
             if JobStatus(status).is_terminal:
@@ -182,7 +183,7 @@ def run_smoke(
         if record is None or not JobStatus(record["status"]).is_terminal:
             continue
         outcome.status = str(record["status"])
-        outcome.error = record.get("error") if isinstance(record.get("error"), dict) else None
+        outcome.error = record.get("error")
         if outcome.status == JobStatus.COMPLETED:
             try:
                 document = client.result_document(job_id)

@@ -126,7 +126,7 @@ class LambdaFaults:
         return self._functions[Function.PROCESSOR]
 
     def _job_reader(self, job_id: str) -> Callable[[], dict[str, Any]]:
-        """Reads the job's record (consistently) each time it is called."""
+        """Reads the job's raw item (consistently, numbers as Decimal) each time it is called."""
         table = self._endpoint.resource("dynamodb").Table(self._jobs_table)
 
         def read() -> dict[str, Any]:

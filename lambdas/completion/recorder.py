@@ -26,6 +26,7 @@ from idp.aws.telemetry import Telemetry
 from idp.chunks import PartialResult
 from idp.errors import InferenceFailure, JobError, ProcessorCrashed, error_from_code
 from idp.fan_in import FanIn
+from idp.job_record import JobRecord
 from idp.jobs import DispatchedJob, JobOptions
 from idp.names import JobStatus, Metric, OcrModel
 from idp.results import OcrResult, result_key
@@ -75,7 +76,7 @@ class CompletionRecorder:
     logger: Logger
     processor: ProcessorInvoker | None = None
 
-    def _fan_in(self, job: dict[str, Any]) -> FanIn:
+    def _fan_in(self, job: JobRecord) -> FanIn:
         return FanIn(
             s3=self.s3,
             store=self.store,
@@ -83,7 +84,7 @@ class CompletionRecorder:
             extra_outputs=lambda job_id, plan: self._request_searchable_pdf(job),
         )
 
-    def _request_searchable_pdf(self, job: dict[str, Any]) -> None:
+    def _request_searchable_pdf(self, job: JobRecord) -> None:
         """Ask the processor for result.pdf (this zip function has no PDF libraries): it reads
         the input and result.json. Asked before the job completes, so a failed request is
         retried with the notification."""
@@ -156,7 +157,7 @@ class CompletionRecorder:
 
     # -- SageMaker success --------------------------------------------------------------------
     def record_inference_result(
-        self, notification: AsyncInferenceNotification, job: dict[str, Any]
+        self, notification: AsyncInferenceNotification, job: JobRecord
     ) -> CompletionOutcome:
         job_id = notification.inference_id
         if not notification.output_location:
@@ -213,7 +214,7 @@ class CompletionRecorder:
         return CompletionOutcome(Completion.COMPLETED, job_id)
 
     def _normalize(
-        self, result: OcrResult, *, job: dict[str, Any], notification: AsyncInferenceNotification
+        self, result: OcrResult, *, job: JobRecord, notification: AsyncInferenceNotification
     ) -> OcrResult:
         """The endpoint's result under this job's identity, with the pipeline's own timings."""
         source = result.source.model_copy(
@@ -231,7 +232,7 @@ class CompletionRecorder:
 
     # -- SageMaker error ----------------------------------------------------------------------
     def record_inference_failure(
-        self, notification: AsyncInferenceNotification, job: dict[str, Any]
+        self, notification: AsyncInferenceNotification, job: JobRecord
     ) -> CompletionOutcome:
         error, fields = self._inference_error(notification)
         return self._fail(notification.inference_id, error, **fields)
@@ -255,7 +256,7 @@ class CompletionRecorder:
         self,
         notification: AsyncInferenceNotification,
         ref: ChunkManifest,
-        job: dict[str, Any],
+        job: JobRecord,
         *,
         invocation_id: str,
     ) -> CompletionOutcome:
@@ -304,7 +305,7 @@ class CompletionRecorder:
 
     # -- processor crash ------------------------------------------------------------------------
     def record_processor_failure(
-        self, record: LambdaDestinationRecord, job: dict[str, Any]
+        self, record: LambdaDestinationRecord, job: JobRecord
     ) -> CompletionOutcome:
         job_id = job[names.JOB_ID_ATTR]
         context = record.request_context
@@ -346,7 +347,7 @@ class CompletionRecorder:
         )
 
     # -- shared -----------------------------------------------------------------------------------
-    def _active_job(self, job_id: str) -> dict[str, Any] | CompletionOutcome:
+    def _active_job(self, job_id: str) -> JobRecord | CompletionOutcome:
         job = self.store.get(job_id)
         if job is None:
             self.telemetry.count(Metric.IGNORED_NOTIFICATIONS)
@@ -429,7 +430,7 @@ def _error_body(payload: Any) -> JobError | None:
 
 
 def pipeline_timings(
-    job: dict[str, Any], notification: AsyncInferenceNotification, container: dict[str, float]
+    job: JobRecord, notification: AsyncInferenceNotification, container: dict[str, float]
 ) -> dict[str, float]:
     """The container's stage timings plus where the rest of the time went.
 

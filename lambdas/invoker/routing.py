@@ -287,8 +287,8 @@ class JobRouter:
         Derived ids always match; an explicit id reused for another input, model, language
         or options must not dispatch this message under the other job's record.
         """
-        existing = self.store.get(job.job_id) or {}
-        same = (
+        existing = self.store.get(job.job_id)
+        same = existing is not None and (
             existing.get("input_uri") == s3_uri(job.bucket, job.key)
             and existing.get("model") == job.model.value
             and existing.get("lang") == job.lang

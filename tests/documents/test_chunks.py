@@ -21,6 +21,7 @@ from idp.chunks import (
     write_merged_result,
 )
 from idp.client import JobProgress
+from idp.job_record import JobRecord
 from idp.jobs import DispatchedJob
 from idp.names import OcrModel
 from idp.results import EngineInfo, Line, OcrResult, PageResult, SourceInfo
@@ -192,7 +193,8 @@ def test_merge_memory_does_not_grow_with_the_document(tmp_path: Path) -> None:
 
 def test_progress_counts_running_chunks_page_by_page() -> None:
     # GIVEN a record with one chunk counted and two still reading
-    record = {
+    record: JobRecord = {
+        "job_id": "j",
         "status": "PROCESSING",
         "pages_total": 30,
         "pages_done": 10,
@@ -206,7 +208,12 @@ def test_progress_counts_running_chunks_page_by_page() -> None:
     assert (progress.pages_done, progress.pages_total) == (21, 30)
     assert progress.describe() == "21/30 (1/3 chunks)"
     # and a finished unchunked job shows its page count
-    assert JobProgress.of({"page_count": 2, "pages_done": 2}).describe() == "2/2"
+    assert (
+        JobProgress.of(
+            {"job_id": "j", "status": "COMPLETED", "page_count": 2, "pages_done": 2}
+        ).describe()
+        == "2/2"
+    )
 
 
 @pytest.mark.parametrize("job_id", ["a" * 32, "b" * 64])

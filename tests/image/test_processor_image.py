@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from idp.job_record import JobRecord
 from idp.local.pipeline import LocalPipeline
 from idp.local.settings import LocalSettings
 from idp.names import JobStatus, OcrModel
@@ -43,7 +44,7 @@ def pipeline(
         yield running
 
 
-def _run(pipeline: LocalPipeline, file: Path, data: bytes) -> tuple[dict[str, Any], Any]:
+def _run(pipeline: LocalPipeline, file: Path, data: bytes) -> tuple[JobRecord, Any]:
     file.write_bytes(data)
     client = pipeline.client()
     job_id = client.submit(file, model=OcrModel.PP_OCRV5).job_id

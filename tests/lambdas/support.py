@@ -19,6 +19,7 @@ from botocore.exceptions import ClientError
 
 from idp import names
 from idp.aws.endpoint import EndpointCapacity
+from idp.job_record import JobRecord
 from idp.jobs import DispatchedJob
 from idp.lambda_invoke import LambdaProcessorInvoker
 from idp.local.resources import put_scale_in_alarm
@@ -287,7 +288,7 @@ class EmulatedAws(AwsClients):
     def vl_instances(self) -> int:
         return self.capacity().read().desired_instances
 
-    def job(self, job_id: str) -> dict[str, Any]:
+    def job(self, job_id: str) -> JobRecord:
         record = self.store.get(job_id)
         assert record is not None, f"no job record {job_id}"
         return record

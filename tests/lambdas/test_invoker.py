@@ -15,6 +15,7 @@ from aws_lambda_powertools import Logger
 from idp import names
 from idp.aws.alarms import AlarmRearm
 from idp.errors import TransientError
+from idp.job_record import JobRecord
 from idp.jobs import DispatchedJob, JobOptions
 from idp.names import JobStatus
 from idp.store import JobStore
@@ -45,9 +46,7 @@ def direct(key: str, **fields: Any) -> str:
     return json.dumps({"bucket": INPUT_BUCKET, "key": key, **fields})
 
 
-def route_vl_job(
-    aws: EmulatedAws, router: JobRouter, *, model: str = "PaddleOCR-VL"
-) -> dict[str, Any]:
+def route_vl_job(aws: EmulatedAws, router: JobRouter, *, model: str = "PaddleOCR-VL") -> JobRecord:
     """Upload scan.pdf and route a `model` job for it; returns the job's record."""
     aws.put_input("scan.pdf")
     [outcome] = router.handle_message(direct("scan.pdf", model=model))

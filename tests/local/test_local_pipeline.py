@@ -13,6 +13,7 @@ from PIL import Image
 
 from idp import names
 from idp.client import PipelineClient
+from idp.job_record import JobRecord
 from idp.local.pipeline import LocalPipeline
 from idp.names import JobStatus, OcrModel
 from idp.synthetic import encode, encode_pages, render_page, sample_lines
@@ -149,7 +150,7 @@ def test_s3_upload_under_input_prefix_is_picked_up(pipeline: LocalPipeline) -> N
     client = pipeline.client()
 
     # WHEN the S3 notification travels through SQS to the invoker and the processor
-    def job_for_key() -> dict[str, Any] | None:
+    def job_for_key() -> JobRecord | None:
         return next((job for job in client.jobs() if job.get("input_key") == key), None)
 
     wait_for(lambda: job_for_key() is not None, timeout_s=60, what="a job for the uploaded object")

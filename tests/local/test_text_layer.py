@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from idp.job_record import JobRecord
 from idp.jobs import JobOptions
 from idp.local.pipeline import LocalPipeline
 from idp.names import JobStatus, OcrModel, TextLayerMode
@@ -44,7 +45,7 @@ def mixed_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _run(pipeline: LocalPipeline, path: Path, mode: TextLayerMode) -> tuple[dict[str, Any], Any]:
+def _run(pipeline: LocalPipeline, path: Path, mode: TextLayerMode) -> tuple[JobRecord, Any]:
     client = pipeline.client()
     options = JobOptions(text_layer=mode)
     submitted = client.submit(path, model=OcrModel.PP_OCRV5, options=options)

@@ -17,6 +17,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from idp.job_record import JobRecord
 from idp.jobs import DispatchedJob, JobOptions
 from idp.names import OcrModel
 from idp.ocr.catalogue import OFFLINE_MODELS
@@ -115,7 +116,7 @@ class Aws:
             job_id=job_id, bucket=INPUT_BUCKET, key=key, model=model, lang=lang, options=options
         )
 
-    def record(self, job_id: str) -> dict[str, Any]:
+    def record(self, job_id: str) -> JobRecord:
         item = self.store.get(job_id)
         assert item is not None, f"no record for {job_id}"
         return item

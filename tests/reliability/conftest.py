@@ -17,6 +17,7 @@ import pytest
 
 from idp import names
 from idp.client import PipelineClient, Submitted
+from idp.job_record import JobRecord
 from idp.local.pipeline import LocalPipeline
 from idp.local.resources import LocalResources
 from idp.local.runtime import LocalRuntime
@@ -74,27 +75,27 @@ class Reliability:
             "job_id": job_id,
         }
 
-    def run(self, path: Path, *, lang: str = "en") -> tuple[Submitted, dict[str, Any]]:
+    def run(self, path: Path, *, lang: str = "en") -> tuple[Submitted, JobRecord]:
         """Submit a PP-OCRv5 job for `path` and wait for its terminal record."""
         submitted = self.client.submit(path, model=names.OcrModel.PP_OCRV5, lang=lang)
         return submitted, self.wait_terminal([submitted.job_id])[submitted.job_id]
 
-    def record(self, job_id: str) -> dict[str, Any]:
+    def record(self, job_id: str) -> JobRecord:
         record = self.client.job(job_id)
         assert record is not None, f"no job record for {job_id}"
         return record
 
-    def wait_terminal(self, job_ids: list[str]) -> dict[str, dict[str, Any]]:
+    def wait_terminal(self, job_ids: list[str]) -> dict[str, JobRecord]:
         records = self.client.wait(job_ids, timeout_s=JOB_TIMEOUT_S, poll_s=0.25)
         stuck = {
-            job_id: (record or {}).get("status")
+            job_id: record["status"] if record else None
             for job_id, record in records.items()
             if record is None or not names.JobStatus(record["status"]).is_terminal
         }
         assert not stuck, f"jobs not terminal after {JOB_TIMEOUT_S:.0f} s: {stuck}"
         return {job_id: record for job_id, record in records.items() if record is not None}
 
-    def assert_completed_once(self, record: dict[str, Any], text: str) -> None:
+    def assert_completed_once(self, record: JobRecord, text: str) -> None:
         """The job completed after one processor run, its first page reading `text`."""
         job_id = record[names.JOB_ID_ATTR]
         assert record["status"] == names.JobStatus.COMPLETED, record.get("error")

@@ -19,6 +19,7 @@ import pytest
 from PIL import Image
 
 from idp import names, synthetic
+from idp.job_record import JobRecord
 from idp.names import JobStatus, OcrModel
 from tests.local_runs import wait_for
 from tests.reliability.conftest import (
@@ -129,7 +130,7 @@ class Batch:
 
     job_ids: dict[str, str]  # case → job id
     existing_ids: set[str]  # job records present before the batch
-    records: dict[str, dict[str, Any]]  # job id → final record
+    records: dict[str, JobRecord]  # job id → final record
 
 
 @pytest.fixture(scope="module")
@@ -263,7 +264,7 @@ def test_worker_completes_a_good_job_after_the_bad_ones(
 
 
 def _assert_failed_once(
-    reliability: Reliability, record: dict[str, Any], code: str, parts: tuple[str, ...]
+    reliability: Reliability, record: JobRecord, code: str, parts: tuple[str, ...]
 ) -> None:
     assert record["status"] == JobStatus.FAILED, record
     error = record["error"]

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
 from urllib.parse import quote_plus
 
 import pytest
 
 from idp import names
+from idp.job_record import JobRecord
 from idp.topology import Function
 from tests.local_runs import wait_for
 from tests.reliability.conftest import (
@@ -61,7 +61,7 @@ def _s3_event(reliability: Reliability, key: str) -> str:
     )
 
 
-def _jobs_for_key(reliability: Reliability, key: str) -> list[dict[str, Any]]:
+def _jobs_for_key(reliability: Reliability, key: str) -> list[JobRecord]:
     return [job for job in reliability.client.jobs() if job.get("input_key") == key]
 
 
@@ -103,7 +103,9 @@ def test_message_redelivered_after_visibility_timeout_runs_once(
     body = reliability.direct_message(key, job_id="dup-redelivered")
     reliability.send(body)
     wait_for(
-        lambda: bool((reliability.client.job("dup-redelivered") or {}).get("dispatch_target")),
+        lambda: bool(
+            (job := reliability.client.job("dup-redelivered")) and job.get("dispatch_target")
+        ),
         timeout_s=60,
         what="the first delivery to dispatch",
     )

@@ -16,6 +16,7 @@ import pytest
 from PIL import Image
 
 from idp import names
+from idp.job_record import JobRecord
 from idp.local.faults import Faults
 from idp.local.pipeline import LocalPipeline
 from idp.names import JobStatus, OcrModel
@@ -61,7 +62,7 @@ def _pdf(tmp_path: Path, name: str, count: int, *, offset: int = 0) -> tuple[Pat
     return path, texts
 
 
-def _submit(pipeline: LocalPipeline, path: Path) -> dict[str, Any]:
+def _submit(pipeline: LocalPipeline, path: Path) -> JobRecord:
     client = pipeline.client()
     submitted = client.submit(path, model=OcrModel.PP_OCRV5)
     record = client.wait([submitted.job_id], timeout_s=JOB_TIMEOUT_S)[submitted.job_id]
@@ -71,7 +72,7 @@ def _submit(pipeline: LocalPipeline, path: Path) -> dict[str, Any]:
 
 
 def _assert_pages_read_right(
-    pipeline: LocalPipeline, record: dict[str, Any], texts: list[str]
+    pipeline: LocalPipeline, record: JobRecord, texts: list[str]
 ) -> dict[str, Any]:
     assert record["status"] == JobStatus.COMPLETED, record.get("error")
     result = pipeline.client().result_document(record["job_id"])

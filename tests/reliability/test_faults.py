@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from idp.job_record import JobRecord
 from idp.local.faults import Faults
 from idp.local.pipeline import LocalPipeline
 from idp.local.runtime import LocalRuntime
@@ -48,9 +49,7 @@ def _document(tmp_path: Path, offset: int) -> tuple[Path, str]:
     return path, "\n".join(lines)
 
 
-def _run(
-    pipeline: LocalPipeline, path: Path, model: OcrModel = OcrModel.PP_OCRV5
-) -> dict[str, Any]:
+def _run(pipeline: LocalPipeline, path: Path, model: OcrModel = OcrModel.PP_OCRV5) -> JobRecord:
     client = pipeline.client()
     submitted = client.submit(path, model=model)
     record = client.wait([submitted.job_id], timeout_s=JOB_TIMEOUT_S)[submitted.job_id]
@@ -58,7 +57,7 @@ def _run(
     return record
 
 
-def _assert_completed_with_text(pipeline: LocalPipeline, record: dict[str, Any], text: str) -> None:
+def _assert_completed_with_text(pipeline: LocalPipeline, record: JobRecord, text: str) -> None:
     assert record["status"] == JobStatus.COMPLETED, record.get("error")
     result = pipeline.client().result_document(record["job_id"])
     assert character_error_rate(text, result["text"]) <= 0.02
@@ -68,7 +67,7 @@ def _assert_completed_with_text(pipeline: LocalPipeline, record: dict[str, Any],
 class _Job:
     """How one job went in a pipeline of its own, read before that pipeline stopped."""
 
-    record: dict[str, Any]
+    record: JobRecord
     runtime: LocalRuntime  # stopped: its counters still tell what fired
 
 
