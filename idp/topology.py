@@ -53,7 +53,10 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
         memory_mb=names.INVOKER_MEMORY_MB,
         timeout_seconds=names.INVOKER_TIMEOUT_SECONDS,
         env=(
-            *_JOB_ENV,
+            # No results bucket: the invoker never reads a document nor writes a result.
+            Env.JOBS_TABLE,
+            Env.INPUT_BUCKET,
+            *_POWERTOOLS_ENV,
             Env.PROCESSOR_FUNCTION,
             Env.VL_ENABLED,
             Env.VL_ENDPOINT_NAME,

@@ -48,8 +48,8 @@ def fan_out(
     timings: dict[str, float],
     chunk_pages: int | None = None,
 ) -> InvocationOutcome:
-    """Split `job`'s document into chunks and dispatch them to `chunks`; the job stays
-    PROCESSING."""
+    """Split `job`'s document into chunks and dispatch them to `chunks`. The job keeps its
+    status: PROCESSING for OCR chunks, QUEUED for VL chunks until the endpoint's results."""
     s3, store, settings = warm.s3, warm.store, warm.settings
     started = time.perf_counter()
     chunk_pages = chunk_pages or settings.chunk_pages

@@ -11,7 +11,6 @@ from idp.names import Env, Service
 
 class InvokerSettings(FunctionSettings):
     jobs_table: str = Field(alias=Env.JOBS_TABLE.value, min_length=1)
-    results_bucket: str = Field(alias=Env.RESULTS_BUCKET.value, min_length=1)
     processor_function: str = Field(alias=Env.PROCESSOR_FUNCTION.value, min_length=1)
     vl_enabled: bool = Field(default=False, alias=Env.VL_ENABLED.value)
     vl_endpoint_name: str | None = Field(default=None, alias=Env.VL_ENDPOINT_NAME.value)

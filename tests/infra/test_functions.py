@@ -136,7 +136,7 @@ def test_environment_names_the_stack_resources(full: Synthesized) -> None:
     env = invoker["Environment"]["Variables"]
     assert env[Env.JOBS_TABLE] == ref(table_id)
     assert env[Env.INPUT_BUCKET] == ref(full.logical_id("Storage/InputBucket"))
-    assert env[Env.RESULTS_BUCKET] == ref(full.logical_id("Storage/ResultsBucket"))
+    assert Env.RESULTS_BUCKET not in env  # it never reads a document nor writes a result
     assert env[Env.PROCESSOR_FUNCTION] == ref(processor_id)
     assert env[Env.VL_ENABLED] == "true"
     assert env[Env.VL_ENDPOINT_NAME] == endpoint["EndpointName"]
