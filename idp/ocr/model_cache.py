@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Final
 from botocore.exceptions import ClientError
 
 from idp import names
-from idp.aws.errors import is_not_found
+from idp.aws.errors import is_missing_object
 from idp.errors import ModelUnavailable
 from idp.ocr.catalogue import DEFAULT_SYNC_MODELS
 from idp.ocr.model_archives import COMPLETE_MARKER, pack_model_dir, safe_extract, sha256_file
@@ -137,7 +137,7 @@ class ModelCache:
         try:
             head = self._s3.head_object(Bucket=self._bucket, Key=key)
         except ClientError as exc:
-            if is_not_found(exc):
+            if is_missing_object(exc):
                 return None
             raise
         recorded = head.get("Metadata", {}).get(SHA256_METADATA_KEY)
@@ -202,7 +202,7 @@ class ModelCache:
         try:
             self._s3.head_object(Bucket=self._bucket, Key=archive_key(model_name))
         except ClientError as exc:
-            if is_not_found(exc):
+            if is_missing_object(exc):
                 return False
             raise
         return True
@@ -249,7 +249,7 @@ def _sidecar_digest(s3: S3Client, bucket: str, key: str) -> str | None:
     try:
         body = s3.get_object(Bucket=bucket, Key=key + SHA256_SIDECAR_SUFFIX)
     except ClientError as exc:
-        if is_not_found(exc):
+        if is_missing_object(exc):
             return None
         raise
     text = body["Body"].read().decode("ascii", "replace").strip()
