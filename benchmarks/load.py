@@ -31,15 +31,15 @@ from typing import Any
 from measure import percentile, seconds_between
 from reporting import add_pipeline_arguments, run_logging_to, write_report
 
-from idp import names
-from idp.client import PipelineClient
-from idp.job_record import JobRecord
-from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
-from idp.names import JobStatus, OcrModel
-from idp.synthetic import encode, render_page
-from idp.textmetrics import character_error_rate
-from idp.timestamps import parse_timestamp
+from devkit.client import PipelineClient
+from devkit.local.pipeline import LocalPipeline
+from devkit.local.settings import LocalSettings
+from devkit.synthetic import encode, render_page
+from devkit.textmetrics import character_error_rate
+from idp.contract import names
+from idp.contract.job_record import JobRecord
+from idp.contract.names import JobStatus, OcrModel
+from idp.contract.timestamps import parse_timestamp
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "load.json"

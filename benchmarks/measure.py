@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from idp.timestamps import parse_timestamp
+from idp.contract.timestamps import parse_timestamp
 
 
 def seconds_between(record: Mapping[str, object], start: str, end: str) -> float:

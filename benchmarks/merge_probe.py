@@ -3,7 +3,7 @@
     python benchmarks/merge_probe.py PAGES_JSON TOTAL_PAGES CHUNK_PAGES
 
 PAGES_JSON holds result pages (a merged result's "pages"); they are repeated to TOTAL_PAGES and
-served to `write_merged_result` as partials parsed from JSON, one chunk at a time, as the merge
+served to `stream_merged_result` as partials parsed from JSON, one chunk at a time, as the merge
 reads them from S3. Prints one JSON line: the result's size, the merge's time, the interpreter's
 peak RSS before and after the merge. benchmarks/fanout.py runs it.
 """
@@ -17,15 +17,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from idp.chunks import (
+from idp.contract.jobs import ChunkSpec
+from idp.contract.results import EngineInfo, PageResult, SourceInfo
+from idp.flow.chunks import (
     ChunkPlan,
-    ChunkSpec,
     PartialResult,
     merged_timings,
     plan_chunks,
-    write_merged_result,
+    stream_merged_result,
 )
-from idp.results import EngineInfo, PageResult, SourceInfo
 
 
 def peak_rss_mb() -> float:
@@ -71,7 +71,7 @@ def main(pages_json: Path, total_pages: int, chunk_pages: int) -> None:
 
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out:
-        write_merged_result(plan, read, out, timings=lambda t: merged_timings(plan, t, merge_ms=0))
+        stream_merged_result(plan, read, out, timings=lambda t: merged_timings(plan, t, merge_ms=0))
         size = out.tell()
     seconds = time.perf_counter() - started
     peak_mb = peak_rss_mb()

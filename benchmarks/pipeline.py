@@ -72,16 +72,16 @@ from typing import Any
 from measure import percentile, seconds_between
 from reporting import add_pipeline_arguments, run_logging_to, write_report
 
-from idp import names
-from idp.client import PipelineClient
-from idp.job_record import JobRecord
-from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
-from idp.names import JobStatus, OcrModel
-from idp.synthetic import encode, encode_pages, render_page, sample_lines
-from idp.textmetrics import character_error_rate
-from idp.timestamps import parse_timestamp
-from idp.topology import Function
+from devkit.client import PipelineClient
+from devkit.local.pipeline import LocalPipeline
+from devkit.local.settings import LocalSettings
+from devkit.synthetic import encode, encode_pages, render_page, sample_lines
+from devkit.textmetrics import character_error_rate
+from idp.contract import names
+from idp.contract.job_record import JobRecord
+from idp.contract.names import JobStatus, OcrModel
+from idp.contract.timestamps import parse_timestamp
+from idp.contract.topology import Function
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "pipeline.json"

@@ -35,15 +35,15 @@ def child(args: argparse.Namespace) -> None:
     started = time.time()
     import resource
 
-    from idp import synthetic
-    from idp.jobs import JobOptions
-    from idp.names import OcrModel
-    from idp.ocr.engine_settings import EngineSettings
-    from idp.ocr.model_cache import ModelCache
-    from idp.ocr.paddle_engines import EngineRegistry
-    from idp.ocr.paddle_environment import prepare_paddle_environment
-    from idp.ocr.pipeline import ocr_document
-    from idp.textmetrics import character_error_rate
+    from devkit import synthetic
+    from devkit.textmetrics import character_error_rate
+    from idp.contract.jobs import JobOptions
+    from idp.contract.names import OcrModel
+    from idp.document.ocr.engine_settings import EngineSettings
+    from idp.document.ocr.model_cache import ModelCache
+    from idp.document.ocr.paddle_engines import EngineRegistry
+    from idp.document.ocr.paddle_environment import prepare_paddle_environment
+    from idp.document.ocr.pipeline import ocr_document
 
     prepare_paddle_environment()
     cache = ModelCache(s3=None, bucket=None, search_roots=[Path(args.models_dir)])
@@ -111,15 +111,15 @@ COMPARED: dict[str, dict[str, Any]] = {
 
 def compare(args: argparse.Namespace) -> dict[str, Any]:
     """Warm pages of each configuration, alternated in one process."""
-    from idp import synthetic
-    from idp.jobs import JobOptions
-    from idp.names import OcrModel
-    from idp.ocr.engine_settings import EngineSettings
-    from idp.ocr.model_cache import ModelCache
-    from idp.ocr.paddle_engines import EngineRegistry
-    from idp.ocr.paddle_environment import prepare_paddle_environment
-    from idp.ocr.pipeline import ocr_document
-    from idp.textmetrics import character_error_rate
+    from devkit import synthetic
+    from devkit.textmetrics import character_error_rate
+    from idp.contract.jobs import JobOptions
+    from idp.contract.names import OcrModel
+    from idp.document.ocr.engine_settings import EngineSettings
+    from idp.document.ocr.model_cache import ModelCache
+    from idp.document.ocr.paddle_engines import EngineRegistry
+    from idp.document.ocr.paddle_environment import prepare_paddle_environment
+    from idp.document.ocr.pipeline import ocr_document
 
     prepare_paddle_environment()
     cache = ModelCache(s3=None, bucket=None, search_roots=[Path(args.models_dir)])

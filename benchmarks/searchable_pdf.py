@@ -31,8 +31,8 @@ PART_PAGES = 10
 
 def probe(case: str, input_path: Path, pages_path: Path, page_count: int) -> None:
     """Child: write one searchable PDF and print a JSON line with its cost."""
-    from idp.results import PageResult
-    from idp.searchable_pdf import concatenate_pdfs, write_searchable_pdf
+    from idp.contract.results import PageResult
+    from idp.document.searchable_pdf import concatenate_pdfs, write_searchable_pdf
 
     template = PageResult.model_validate_json(pages_path.read_text())
     pages = [template.model_copy(update={"page": n}) for n in range(1, page_count + 1)]
@@ -84,14 +84,14 @@ def _rss_peak_kib() -> int:
 
 def recognized_page(work: Path) -> tuple[Any, Any]:
     """One page image and its lines as the real PP-OCRv5 engine reads them."""
-    from idp import synthetic
-    from idp.jobs import JobOptions
-    from idp.names import OcrModel
-    from idp.ocr.engine_settings import EngineSettings
-    from idp.ocr.model_cache import ModelCache
-    from idp.ocr.paddle_engines import EngineRegistry
-    from idp.ocr.paddle_environment import prepare_paddle_environment
-    from idp.ocr.pipeline import ocr_document
+    from devkit import synthetic
+    from idp.contract.jobs import JobOptions
+    from idp.contract.names import OcrModel
+    from idp.document.ocr.engine_settings import EngineSettings
+    from idp.document.ocr.model_cache import ModelCache
+    from idp.document.ocr.paddle_engines import EngineRegistry
+    from idp.document.ocr.paddle_environment import prepare_paddle_environment
+    from idp.document.ocr.pipeline import ocr_document
 
     prepare_paddle_environment()
     models = Path(os.environ.get("IDP_MODELS_DIR", ".models"))
@@ -132,7 +132,7 @@ def build_inputs(image: Any, page_count: int, work: Path) -> dict[str, Path]:
 
 def write_parts(scanned: Path, page: Any, page_count: int, work: Path) -> Path:
     """The chunks' searchable parts of the scanned PDF, PART_PAGES pages each."""
-    from idp.searchable_pdf import write_searchable_pdf
+    from idp.document.searchable_pdf import write_searchable_pdf
 
     folder = work / f"parts-{page_count}"
     folder.mkdir()
@@ -239,7 +239,7 @@ def main() -> None:
 
 
 def _scaled(page: Any, scale: float) -> Any:
-    from idp.results import Line
+    from idp.contract.results import Line
 
     width, height = round(page.width * scale), round(page.height * scale)
     lines = [

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/text_layer.py [--pages 40] [--workers 2] [--rule]
 
-A generated born-digital PDF (`idp.synthetic_pdf.benchmark_pages`: A4 pages of `--lines` lines
+A generated born-digital PDF (`devkit.synthetic_pdf.benchmark_pages`: A4 pages of `--lines` lines
 of 11 pt vector text and a line of 2.5 pt fine print) goes through the local pipeline as
 `idp local run --text-layer auto|ocr` runs it (embedded AWS, the real handlers, real PP-OCRv5,
 `--workers` processor environments, chunks of 10 pages), once with `text_layer` "auto" and once
@@ -13,8 +13,8 @@ benchmarks/results/text_layer.json:
 - the CER of each result against the text the PDF holds (fine print included);
 - dollars per 1,000 pages: the per-page work × the processor's memory at Lambda's price, plus
   the per-page requests measured by benchmarks/cost.py (its prices, its results file).
-`--rule` also prints the coverage rule's measurement (idp.text_layer.rule) on every kind of
-page in `idp.synthetic_pdf.rule_pages`. Figures from one run, never asserted.
+`--rule` also prints the coverage rule's measurement (idp.document.text_layer.rule) on every kind of
+page in `devkit.synthetic_pdf.rule_pages`. Figures from one run, never asserted.
 """
 
 from __future__ import annotations
@@ -29,17 +29,17 @@ from typing import Any
 from cost import PRICES, RESULTS_DIR
 from measure import seconds_between
 
-from idp import names
-from idp.jobs import JobOptions
-from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
-from idp.names import JobStatus, OcrModel, TextLayerMode
-from idp.synthetic_pdf import PageSpec, benchmark_pages, born_digital_pdf, page_lines, rule_pages
-from idp.textmetrics import edit_distance, normalize_text
+from devkit.local.pipeline import LocalPipeline
+from devkit.local.settings import LocalSettings
+from devkit.synthetic_pdf import PageSpec, benchmark_pages, born_digital_pdf, page_lines, rule_pages
+from devkit.textmetrics import edit_distance, normalize_text
+from idp.contract import names
+from idp.contract.jobs import JobOptions
+from idp.contract.names import JobStatus, OcrModel, TextLayerMode
 
 RESULTS = RESULTS_DIR / "text_layer.json"
 _WORK_STAGES = ("open", "rasterize", "text_layer", "ocr")
-FINE_PRINT_START = "Terms "  # how idp.synthetic_pdf.fine_print begins
+FINE_PRINT_START = "Terms "  # how devkit.synthetic_pdf.fine_print begins
 JOB_TIMEOUT_S = 3600.0
 
 
@@ -47,8 +47,8 @@ def measure_rule() -> list[dict[str, Any]]:
     """The coverage rule's signal on each kind of page it must tell apart."""
     import pypdfium2  # type: ignore[import-untyped]
 
-    from idp.text_layer.extract import extract_text_layer
-    from idp.text_layer.rule import measure_coverage
+    from idp.document.text_layer.extract import extract_text_layer
+    from idp.document.text_layer.rule import measure_coverage
 
     rows = []
     for kind, specs in rule_pages().items():

@@ -38,10 +38,12 @@ from typing import Any, Final
 
 from PIL import Image, ImageDraw, ImageFont
 
-from idp import names, synthetic
-from idp.errors import ModelUnavailable
-from idp.ocr.engine import PageContent, PageImage
-from idp.textmetrics import character_error_rate
+from devkit import synthetic
+from devkit.textmetrics import character_error_rate
+from idp.contract import names
+from idp.contract.errors import ModelUnavailable
+from idp.document.decode import PageImage
+from idp.document.ocr.engine import PageContent
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -219,7 +221,7 @@ def generated_pages(count: int) -> list[PageImage]:
 
 
 def pages_from_files(paths: Sequence[Path]) -> list[PageImage]:
-    from idp.documents import open_document
+    from idp.document.decode import open_document
 
     pages: list[PageImage] = []
     for path in paths:
@@ -292,7 +294,7 @@ def gpu_ready() -> str | None:
             file=sys.stderr,
         )
         return None
-    from idp.ocr.paddle_environment import prepare_paddle_environment
+    from idp.document.ocr.paddle_environment import prepare_paddle_environment
 
     prepare_paddle_environment()
     import paddle

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from aws_cdk import App, Validations
 from cdk_nag import AwsSolutionsChecks, ServerlessChecks
 
-from idp import names
+from idp.contract import names
 from infra.settings import Settings
 from infra.stack import PaddleIdpStack
 

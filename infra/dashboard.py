@@ -12,7 +12,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from idp import names
+from idp.contract import names
 from infra.vl_endpoint import VlEndpoint
 
 _PERIOD: Final = Duration.minutes(1)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from aws_cdk import Aws, Duration
 from aws_cdk import aws_iam as iam
@@ -16,9 +16,12 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from idp import names
-from idp.names import Env
-from idp.topology import FunctionSpec
+from idp.contract import names
+from idp.contract.names import Env
+from idp.contract.topology import FunctionSpec
+
+if TYPE_CHECKING:
+    from infra.calls import Call
 
 ZIP_RUNTIME: Final = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE: Final = lambda_.Architecture.X86_64
@@ -33,9 +36,9 @@ ZIP_CODE_EXCLUDES: Final = (
     "!idp/**",
     "!lambdas",
     "!lambdas/**",
-    "idp/cli",
-    "idp/local",
-    "idp/ocr",
+    "devkit/cli",
+    "devkit/local",
+    "idp/document/ocr",
     "**/__pycache__",
     "**/*.pyc",
 )
@@ -59,17 +62,21 @@ def powertools_layer(scope: Construct, construct_id: str, *, version: int) -> la
     )
 
 
-def function_environment(spec: FunctionSpec, values: Mapping[Env, str]) -> dict[str, str]:
-    """The environment a function reads, exactly the keys its spec declares.
+def function_environment(
+    spec: FunctionSpec, values: Mapping[Env, str], calls: Sequence[Call] = ()
+) -> dict[str, str]:
+    """The environment a function reads, exactly the keys its spec declares: the stack's
+    `values`, and what its `calls` name as their targets.
 
-    Raises KeyError when the stack has no value for a declared key, so a function can never
+    Raises KeyError when neither has a value for a declared key, so a function can never
     be deployed without a variable it reads.
     """
-    own = {
+    own: dict[Env, str] = {
         Env.POWERTOOLS_SERVICE_NAME: spec.service.value,
         Env.POWERTOOLS_METRICS_NAMESPACE: names.METRICS_NAMESPACE,
     }
-    return {key.value: own[key] if key in own else values[key] for key in spec.env}
+    merged = {**values, **{k: v for call in calls for k, v in call.environment.items()}, **own}
+    return {key.value: merged[key] for key in spec.env}
 
 
 class FunctionRole(Construct):

@@ -4,7 +4,7 @@ invocations of their own, which the processor starts itself."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -17,8 +17,9 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from idp.names import Env
-from idp.topology import FunctionSpec
+from idp.contract.names import Env
+from idp.contract.topology import FunctionSpec
+from infra.calls import Call
 from infra.functions import FunctionRole, function_environment
 from infra.nag import acknowledge, acknowledge_untraced
 
@@ -49,6 +50,7 @@ class OcrProcessor(Construct):
         retry_attempts: int,
         max_event_age: Duration,
         on_failure_topic: sns.ITopic,
+        calls: Sequence[Call] = (),
     ) -> None:
         super().__init__(scope, construct_id)
         access = FunctionRole(self, "Access", retention=log_retention)
@@ -65,7 +67,7 @@ class OcrProcessor(Construct):
                 platform=ecr_assets.Platform.LINUX_AMD64,
             ),
             ephemeral_storage_size=Size.mebibytes(ephemeral_storage_mib),
-            environment={**function_environment(spec, environment), **_WRITABLE_HOME},
+            environment={**function_environment(spec, environment, calls), **_WRITABLE_HOME},
             reserved_concurrent_executions=reserved_concurrency,
             retry_attempts=retry_attempts,
             max_event_age=max_event_age,
@@ -85,6 +87,8 @@ class OcrProcessor(Construct):
                 )
             ],
         )
+        for call in calls:
+            call.grant(self.role)
         acknowledge_untraced(self.function)
         acknowledge(
             self.function,

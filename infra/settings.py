@@ -13,7 +13,7 @@ from typing import Final
 from aws_cdk import aws_logs as logs
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from idp import names
+from idp.contract import names
 
 # CloudWatch Logs accepts only these retention periods (days).
 _RETENTION: Final[dict[int, logs.RetentionDays]] = {

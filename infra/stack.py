@@ -10,21 +10,23 @@ and least-privilege grants between them. Read top to bottom, it is the architect
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from aws_cdk import CfnOutput, Duration, Stack
 from constructs import Construct
 
-from idp import names
-from idp.names import Env, Output, Service, VlEnv
-from idp.topology import (
+from idp.contract import names
+from idp.contract.names import Env, Output, Service, VlEnv
+from idp.contract.topology import (
     FUNCTIONS,
     PROCESSOR_ON_FAILURE_TOPIC,
     Function,
     Topic,
     scale_in_alarm_name,
 )
+from infra.calls import Call, InvokesProcessor, ScalesVlEndpoint, SubmitsToVlEndpoint
 from infra.dashboard import PipelineDashboard
 from infra.encryption import DataKey
 from infra.functions import ZipBuild, powertools_layer, zip_code
@@ -86,9 +88,10 @@ class PaddleIdpStack(Stack):
         self.async_failures = AsyncFailureQueue(self, "AsyncFailureQueue", data_key=self.data_key)
         self._environment = self._shared_environment()
 
-        # CPU path (container-image Lambda), then the GPU path (absent when CPU-only).
-        self.processor = self._processor()
+        # The GPU path (absent when CPU-only), then the CPU path (container-image Lambda),
+        # which submits PaddleOCR-VL jobs to the endpoint.
         self.vl_endpoint = self._vl_endpoint() if settings.vl_enabled else None
+        self.processor = self._processor()
 
         # Zip functions share one code asset and the Powertools layer.
         self._zip_build = ZipBuild(
@@ -135,17 +138,13 @@ class PaddleIdpStack(Stack):
             Env.MAX_INPUT_BYTES: str(settings.max_input_bytes),
             Env.CHUNK_PAGES: str(settings.chunk_pages),
             Env.ALLOW_HUB_DOWNLOAD: _flag(settings.allow_hub_download),
-            Env.VL_ENABLED: _flag(settings.vl_enabled),
-            Env.VL_VARIANT_NAME: names.VL_VARIANT_NAME,
-            # The processor submits VL jobs to the endpoint, and is built before it.
-            Env.VL_ENDPOINT_NAME: self.vl_endpoint_name if settings.vl_enabled else "",
-            Env.VL_SCALE_IN_ALARM_NAME: "",
             Env.DISPATCH_LEASE_SECONDS: str(names.DISPATCH_LEASE_SECONDS),
             Env.STALE_PROCESSING_SECONDS: str(names.STALE_PROCESSING_SECONDS),
             Env.STALE_QUEUED_SECONDS: str(names.STALE_QUEUED_SECONDS),
         }
 
     def _processor(self) -> OcrProcessor:
+        """The processor and every grant it has: what it reads and writes, and whom it calls."""
         processor = OcrProcessor(
             self,
             Function.PROCESSOR.value,
@@ -158,6 +157,7 @@ class PaddleIdpStack(Stack):
             retry_attempts=names.PROCESSOR_ASYNC_RETRY_ATTEMPTS,
             max_event_age=Duration.seconds(names.PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS),
             on_failure_topic=self.topics[PROCESSOR_ON_FAILURE_TOPIC].topic,
+            calls=[SubmitsToVlEndpoint(self.vl_endpoint, self.storage)],
         )
         self.topics[PROCESSOR_ON_FAILURE_TOPIC].grant_publish(processor.role)
         self.storage.grant_read_input(processor.role)
@@ -165,7 +165,6 @@ class PaddleIdpStack(Stack):
         self.storage.grant_chunk_work(processor.role)
         self.storage.grant_read_write_model_cache(processor.role)
         self.status.grant_job_access(processor.role)
-        self._environment[Env.PROCESSOR_FUNCTION] = processor.function.function_name
         return processor
 
     def _vl_endpoint(self) -> VlEndpoint:
@@ -209,14 +208,15 @@ class PaddleIdpStack(Stack):
         storage.grant_read_chunk_inputs(endpoint.execution_role)
         storage.grant_write_vl_outcomes(endpoint.execution_role)
         storage.grant_read_model_cache(endpoint.execution_role)
-        # The processor plans every VL job: it writes the manifests and starts the inferences.
-        storage.grant_write_vl_manifests(self.processor.role)
-        endpoint.grant_invoke_async(self.processor.role)
-        self._environment[Env.VL_SCALE_IN_ALARM_NAME] = endpoint.scale_in_alarm.alarm_name
         return endpoint
 
     def _zip_function(
-        self, function: Function, *, description: str, trigger: Trigger
+        self,
+        function: Function,
+        *,
+        description: str,
+        trigger: Trigger,
+        calls: Sequence[Call] = (),
     ) -> TriggeredFunction:
         return TriggeredFunction(
             self,
@@ -225,6 +225,7 @@ class PaddleIdpStack(Stack):
             build=self._zip_build,
             description=description,
             trigger=trigger,
+            calls=calls,
         )
 
     def _invoker(self) -> TriggeredFunction:
@@ -232,33 +233,32 @@ class PaddleIdpStack(Stack):
             Function.INVOKER,
             description="Records job messages QUEUED and hands each to the OCR processor",
             trigger=QueueTrigger(self.jobs.queue, batch_size=self.settings.invoker_batch_size),
+            # Every job goes to the processor; a VL job's endpoint is scaled out 0 -> 1 first.
+            calls=[InvokesProcessor(self.processor), ScalesVlEndpoint(self.vl_endpoint)],
         )
         self.storage.grant_read_input(invoker.role)
         self.status.grant_job_access(invoker.role)
-        self.processor.grant_invoke(invoker.role)
-        if self.vl_endpoint is not None:
-            self.vl_endpoint.grant_scale(invoker.role)  # out 0 -> 1, re-arming the scale-in alarm
         return invoker
 
     def _completion(self) -> TriggeredFunction:
         spec = FUNCTIONS[Function.COMPLETION]
+        vl = self.vl_endpoint is not None
         completion = self._zip_function(
             Function.COMPLETION,
-            description="Records VL results and processor crashes as final job states",
+            description="Records failures and hands VL results to the OCR processor",
             # CPU-only deployments have the error topic alone (processor failures).
             trigger=TopicTrigger(
                 [self.topics[t].topic for t in spec.topics if t in self.topics],
                 failure_queue=self.async_failures.queue,
             ),
+            # A successful VL inference is the processor's to finish (result files, chunks).
+            calls=[InvokesProcessor(self.processor, granted=vl)],
         )
         self.async_failures.grant_dead_lettering(completion.role)
-        self.storage.grant_read_vl_outcomes(completion.role)
-        self.storage.grant_write_results(completion.role)
-        if self.vl_endpoint is not None:
-            # A chunked VL job's outputs are counted and merged here, like a CPU job's chunks,
-            # and a completed VL job's result.pdf is the processor's to write.
-            self.storage.grant_chunk_work(completion.role)
-            self.processor.grant_invoke(completion.role)
+        if vl:
+            # A failed inference's failure object, and a chunked job's plan (its chunks' pages).
+            self.storage.grant_read_vl_failures(completion.role)
+            self.storage.grant_read_chunk_plans(completion.role)
         self.status.grant_job_access(completion.role)
         return completion
 
@@ -269,15 +269,17 @@ class PaddleIdpStack(Stack):
             trigger=TopicTrigger(
                 [self.topics[Topic.SCALE_IN].topic], failure_queue=self.async_failures.queue
             ),
+            calls=[ScalesVlEndpoint(vl_endpoint)],
         )
         self.async_failures.grant_dead_lettering(scale_in.role)
-        vl_endpoint.grant_scale(scale_in.role)
         return scale_in
 
     def _sweeper(self) -> TriggeredFunction:
         spec = FUNCTIONS[Function.SWEEPER]
         if spec.schedule_minutes is None:
-            raise ValueError(f"the {Function.SWEEPER} spec in idp.topology has no schedule")
+            raise ValueError(
+                f"the {Function.SWEEPER} spec in idp.contract.topology has no schedule"
+            )
         sweeper = self._zip_function(
             Function.SWEEPER,
             description="Ends jobs stuck in QUEUED or PROCESSING past every deadline",

@@ -9,10 +9,10 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from idp import names
+from idp.contract import names
 from infra.encryption import DataKey
 
-# What idp.store.JobStore calls: conditional put/update, consistent get, query by status.
+# What idp.jobstore.store.JobStore calls: conditional put/update, consistent get, query by status.
 _JOB_ACTIONS: Final = (
     "dynamodb:GetItem",
     "dynamodb:PutItem",

@@ -19,7 +19,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from idp import names
+from idp.contract import names
 from infra.encryption import DataKey
 from infra.nag import acknowledge, arn_of, wildcard_resource
 
@@ -175,25 +175,32 @@ class Storage(Construct):
         actions = ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"]
         self._grant(role, self.results_bucket, actions, names.WORK_PREFIX, listing=True)
 
-    def grant_write_results(self, role: iam.Role) -> None:
-        self._grant(role, self.results_bucket, ["s3:PutObject"], names.RESULTS_PREFIX)
-
     def grant_write_vl_manifests(self, role: iam.Role) -> None:
         self._grant(role, self.results_bucket, ["s3:PutObject"], names.VL_MANIFEST_PREFIX)
 
     def grant_read_vl_manifests(self, role: iam.Role) -> None:
         self._grant(role, self.results_bucket, ["s3:GetObject"], names.VL_MANIFEST_PREFIX)
 
-    def grant_read_vl_outcomes(self, role: iam.Role) -> None:
-        """GetObject on SageMaker's output and failure objects, and ListBucket on those two
-        prefixes: a missing outcome must read 404 (it ends as missing) rather than 403 (which
-        is retried as a transient denial)."""
-        prefixes = (names.VL_OUTPUT_PREFIX, names.VL_FAILURE_PREFIX)
-        self._grant(role, self.results_bucket, ["s3:GetObject"], *prefixes, listing=True)
+    def grant_read_vl_outputs(self, role: iam.Role) -> None:
+        """GetObject on SageMaker's output objects, and ListBucket on their prefix: a missing
+        output must read 404 (the job fails: no output) rather than 403 (retried as a denial)."""
+        prefix = names.VL_OUTPUT_PREFIX
+        self._grant(role, self.results_bucket, ["s3:GetObject"], prefix, listing=True)
+
+    def grant_read_vl_failures(self, role: iam.Role) -> None:
+        """GetObject on SageMaker's failure objects, and ListBucket on their prefix (404, not
+        403, when a failure wrote none)."""
+        prefix = names.VL_FAILURE_PREFIX
+        self._grant(role, self.results_bucket, ["s3:GetObject"], prefix, listing=True)
 
     def grant_write_vl_outcomes(self, role: iam.Role) -> None:
         prefixes = (names.VL_OUTPUT_PREFIX, names.VL_FAILURE_PREFIX)
         self._grant(role, self.results_bucket, ["s3:PutObject"], *prefixes)
+
+    def grant_read_chunk_plans(self, role: iam.Role) -> None:
+        """A chunked job's plan (work/<job_id>/plan.json), which names each chunk's pages."""
+        prefix = f"{names.WORK_PREFIX}*/{names.WORK_PLAN}"
+        self._grant(role, self.results_bucket, ["s3:GetObject"], prefix)
 
     def grant_read_chunk_inputs(self, role: iam.Role) -> None:
         """A large document's per-chunk PDFs (work/<job_id>/chunks/), which the VL endpoint

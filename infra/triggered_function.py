@@ -1,5 +1,6 @@
 """A zip function of the pipeline and what triggers it: the invoker, completion, scale-in and
-stale-job sweeper functions are each one `TriggeredFunction` with its own trigger.
+stale-job sweeper functions are each one `TriggeredFunction` with its own trigger (its incoming
+edge) and the calls it makes (its outgoing edges, infra/calls.py).
 
 - `QueueTrigger`: an SQS event source with partial batch responses (the invoker);
 - `TopicTrigger`: SNS subscriptions (the completion and scale-in handlers);
@@ -25,7 +26,8 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from idp.topology import FunctionSpec
+from idp.contract.topology import FunctionSpec
+from infra.calls import Call
 from infra.functions import ZIP_RUNTIME, FunctionRole, ZipBuild, function_environment
 from infra.nag import acknowledge, acknowledge_python_runtime, acknowledge_untraced
 
@@ -113,6 +115,7 @@ class TriggeredFunction(Construct):
         build: ZipBuild,
         description: str,
         trigger: Trigger,
+        calls: Sequence[Call] = (),
     ) -> None:
         super().__init__(scope, construct_id)
         # "Handler" stays in the construct path: the deployed resources' logical ids derive from it.
@@ -128,10 +131,12 @@ class TriggeredFunction(Construct):
             handler=spec.handler,
             code=build.code,
             layers=list(build.layers),
-            environment=function_environment(spec, build.environment),
+            environment=function_environment(spec, build.environment, calls),
             dead_letter_queue=trigger.failure_queue,
             **access.function_props(spec),
         )
         acknowledge_untraced(self.function)
         acknowledge_python_runtime(self.function)
         trigger.attach(self, self.function)
+        for call in calls:
+            call.grant(self.role)

@@ -28,7 +28,7 @@ from aws_cdk import aws_sagemaker as sagemaker
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from idp import names
+from idp.contract import names
 from infra.encryption import DataKey
 from infra.nag import acknowledge, wildcard_resource
 

@@ -12,18 +12,18 @@ from aws_lambda_powertools import Logger
 from pydantic import ValidationError
 
 from idp.aws.clients import client, dynamodb_table
-from idp.errors import InvalidMessage
-from idp.jobs import DispatchedJob
-from idp.lambda_invoke import LambdaProcessorInvoker
-from idp.names import Service
-from idp.ocr.engine_settings import EngineSettings
-from idp.ocr.model_cache import ModelCache
-from idp.ocr.paddle_engines import EngineRegistry
-from idp.ocr.paddle_environment import prepare_paddle_environment
-from idp.store import JobStore
-from idp.vl_submit import VlEndpointSubmitter
+from idp.contract.errors import InvalidMessage
+from idp.contract.jobs import DispatchedJob
+from idp.contract.names import Service
+from idp.document.ocr.engine_settings import EngineSettings
+from idp.document.ocr.model_cache import ModelCache
+from idp.document.ocr.paddle_engines import EngineRegistry
+from idp.document.ocr.paddle_environment import prepare_paddle_environment
+from idp.flow.lambda_invoke import LambdaProcessorInvoker
+from idp.flow.vl_submit import VlEndpointSubmitter
+from idp.jobstore.store import JobStore
+from ocr_processor_image.job import process_job
 from ocr_processor_image.outputs import InvocationStatus
-from ocr_processor_image.processor import process_job
 from ocr_processor_image.settings import ProcessorSettings
 from ocr_processor_image.warm_state import WarmState
 
@@ -72,6 +72,7 @@ def build_warm_state(settings: ProcessorSettings | None = None) -> WarmState:
         engines=engines,
         chunks=chunks,
         vl=vl,
+        telemetry=settings.telemetry(),
     )
 
 

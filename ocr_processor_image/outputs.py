@@ -1,4 +1,5 @@
-"""What the processor reads and writes in S3, and what an invocation returns."""
+"""What a job reads and writes: its input, its outputs (result.json, result.md, result.pdf, the
+cache entry), its final status, and what an invocation returns."""
 
 from __future__ import annotations
 
@@ -9,20 +10,19 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
-from idp import names
-from idp.aws.s3 import read_input, s3_uri
-from idp.documents import DocumentFacts, open_document
-from idp.jobs import DispatchedJob
-from idp.names import JobStatus, Service
-from idp.results import OcrResult, PageResult, result_key
-from idp.searchable_pdf import upload_searchable_pdf
-from idp.timestamps import ms
+from idp.aws.s3 import read_input
+from idp.contract import names
+from idp.contract.names import JobStatus, Metric, Service
+from idp.contract.results import EngineInfo, OcrResult, PageResult, SourceInfo, result_key
+from idp.contract.timestamps import ms
+from idp.document.decode import DocumentFacts, open_document
+from idp.flow.result_cache import ResultCache
+from idp.flow.result_files import ResultFiles, WrittenResult
+from ocr_processor_image.result_pdf import upload_searchable_pdf
 
 if TYPE_CHECKING:
-    from mypy_boto3_s3 import S3Client
-
-    from idp.errors import JobError
-    from idp.store import JobStore
+    from idp.contract.errors import JobError
+    from idp.contract.jobs import DispatchedJob
     from ocr_processor_image.warm_state import WarmState
 
 logger = Logger(service=Service.PROCESSOR.value, child=True)
@@ -38,7 +38,6 @@ class InvocationStatus(StrEnum):
     FANNED_OUT = "FANNED_OUT"  # the document's chunks were dispatched
     CHUNK_DONE = "CHUNK_DONE"  # a chunk was counted; others are still running
     SUBMITTED = "SUBMITTED"  # a PaddleOCR-VL job was submitted to the endpoint whole
-    SEARCHABLE_PDF_WRITTEN = "SEARCHABLE_PDF_WRITTEN"  # result.pdf of a completed VL job
 
 
 @dataclass(frozen=True)
@@ -62,21 +61,15 @@ class InvocationOutcome:
         return out
 
 
-def fail_job(
-    store: JobStore, job_id: str, error: JobError, *, started: float | None = None, **fields: Any
-) -> InvocationOutcome:
-    """End the job FAILED with a user's error (`started`: when its work began, for its total
-    time). The invocation returns normally: Lambda's retry could not change the answer."""
-    if started is not None:
-        fields["timings_ms"] = {"total": ms(time.perf_counter() - started)}
-    logger.warning("job %s failed: %s %s", job_id, error.code, error.message, extra=fields)
-    store.mark_failed(job_id, error, **fields)
-    return InvocationOutcome(job_id=job_id, status=InvocationStatus.FAILED, error=error.to_record())
+@dataclass(frozen=True)
+class InputDocument:
+    """A job's input, read and checked: its bytes and what opening them told."""
+
+    data: bytes
+    facts: DocumentFacts
 
 
-def read_document(
-    job: DispatchedJob, warm: WarmState, timings: dict[str, float]
-) -> tuple[bytes, DocumentFacts]:
+def read_document(job: DispatchedJob, warm: WarmState, timings: dict[str, float]) -> InputDocument:
     """The job's input and its facts (the download's time in `timings`). A damaged, oversized
     or too long document is refused here, before an engine is loaded or GPU time is spent."""
     started = time.perf_counter()
@@ -85,44 +78,112 @@ def read_document(
     with open_document(
         data, pdf_scale=job.options.pdf_scale, max_pages=warm.settings.max_pages
     ) as document:
-        return data, document.facts
+        return InputDocument(data, document.facts)
 
 
-def write_result(s3: S3Client, bucket: str, result: OcrResult) -> str:
-    """result.json (+ result.md when the model yields Markdown); returns the JSON's URI."""
-    json_key = result_key(result.job_id)
-    s3.put_object(
-        Bucket=bucket,
-        Key=json_key,
-        Body=result.model_dump_json().encode(),
-        ContentType="application/json",
-    )
-    if result.markdown is not None:
-        s3.put_object(
-            Bucket=bucket,
-            Key=result_key(result.job_id, names.RESULT_MD),
-            Body=result.markdown.encode(),
-            ContentType="text/markdown; charset=utf-8",
-        )
-    return s3_uri(bucket, json_key)
+def write_outputs(
+    job: DispatchedJob,
+    result: OcrResult,
+    data: bytes,
+    warm: WarmState,
+    *,
+    timings: dict[str, float],
+    cache_key: str | None = None,
+) -> WrittenResult:
+    """A whole result's files: result.json (+ result.md), the result-cache entry under
+    `cache_key`, and result.pdf from the input `data` when the job asks for it."""
+    bucket = warm.settings.results_bucket
+    tick = time.perf_counter()
+    written = ResultFiles(warm.s3, bucket).write(result)
+    if cache_key is not None:
+        ResultCache(warm.s3, bucket).put(cache_key, result)
+    timings["write_result"] = ms(time.perf_counter() - tick)
+    if job.options.searchable_pdf:
+        tick = time.perf_counter()
+        write_result_pdf(warm, job.job_id, data=data, pages=result.pages)
+        timings["searchable_pdf"] = ms(time.perf_counter() - tick)
+    return written
 
 
 def write_result_pdf(
-    s3: S3Client, bucket: str, job_id: str, *, data: bytes, pages: list[PageResult]
+    warm: WarmState, job_id: str, *, data: bytes, pages: list[PageResult]
 ) -> str | None:
     """result.pdf: the input's pages with their recognized text as an invisible layer."""
+    bucket = warm.settings.results_bucket
     return upload_searchable_pdf(
-        s3, bucket, result_key(job_id, names.RESULT_PDF), data=data, pages=pages
+        warm.s3, bucket, result_key(job_id, names.RESULT_PDF), data=data, pages=pages
     )
 
 
-def write_result_pdf_of_completed_job(
-    job: DispatchedJob, s3: S3Client, bucket: str, *, max_bytes: int
-) -> str | None:
-    """result.pdf of a job whose result.json another worker wrote (a PaddleOCR-VL job: the
-    completion handler, a zip function, has no PDF libraries). A missing result.json is a
-    fault: Lambda's retry finds it once the merge that asked for this has written it."""
-    body = s3.get_object(Bucket=bucket, Key=result_key(job.job_id))["Body"]
-    result = OcrResult.model_validate_json(body.read())
-    data = read_input(s3, job.bucket, job.key, max_bytes=max_bytes)
-    return write_result_pdf(s3, bucket, job.job_id, data=data, pages=result.pages)
+def complete_job(
+    warm: WarmState,
+    job_id: str,
+    written: WrittenResult,
+    *,
+    model: str,
+    pages: int,
+    source: SourceInfo,
+    engine: EngineInfo,
+    timings: dict[str, float],
+    **fields: Any,
+) -> InvocationOutcome:
+    """Record the job COMPLETED with its result files (`fields`: more to record on the job)."""
+    if written.markdown_uri is not None:
+        fields["markdown_uri"] = written.markdown_uri
+    completed = warm.store.mark_completed(
+        job_id,
+        result_uri=written.result_uri,
+        page_count=pages,
+        timings_ms=timings,
+        pages_total=pages,
+        pages_done=pages,
+        content_sha256=source.sha256,
+        media_type=source.media_type,
+        engine=engine.model_dump(),
+        **fields,
+    )
+    if completed and warm.telemetry is not None:
+        warm.telemetry.count(Metric.JOBS_COMPLETED, model=model)
+    if not completed:
+        # Ended meanwhile (e.g. by the stale-job sweep): the record stays as it is.
+        logger.warning("job %s was already terminal; result written but status kept", job_id)
+    return InvocationOutcome(
+        job_id=job_id,
+        status=InvocationStatus.COMPLETED,
+        result_uri=written.result_uri,
+        timings_ms=timings,
+    )
+
+
+def complete_with(
+    warm: WarmState,
+    result: OcrResult,
+    written: WrittenResult,
+    timings: dict[str, float],
+    **fields: Any,
+) -> InvocationOutcome:
+    """Record the job of a whole `result` COMPLETED."""
+    return complete_job(
+        warm,
+        result.job_id,
+        written,
+        model=result.model,
+        pages=len(result.pages),
+        source=result.source,
+        engine=result.engine,
+        timings=timings,
+        **fields,
+    )
+
+
+def fail_job(
+    warm: WarmState, job_id: str, error: JobError, *, started: float | None = None, **fields: Any
+) -> InvocationOutcome:
+    """End the job FAILED with a user's error (`started`: when its work began, for its total
+    time). The invocation returns normally: Lambda's retry could not change the answer."""
+    if started is not None:
+        fields["timings_ms"] = {"total": ms(time.perf_counter() - started)}
+    logger.warning("job %s failed: %s %s", job_id, error.code, error.message, extra=fields)
+    if warm.store.mark_failed(job_id, error, **fields) and warm.telemetry is not None:
+        warm.telemetry.job_failed(error.code)
+    return InvocationOutcome(job_id=job_id, status=InvocationStatus.FAILED, error=error.to_record())

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from pydantic import Field
 
-from idp import names
-from idp.aws.settings import EnvSettings
-from idp.names import Env, ProcessorEnv
+from idp.aws.settings import FunctionSettings
+from idp.contract import names
+from idp.contract.names import Env, ProcessorEnv, Service
 
 
-class ProcessorSettings(EnvSettings):
+class ProcessorSettings(FunctionSettings):
     jobs_table: str = Field(alias=Env.JOBS_TABLE.value)
     results_bucket: str = Field(alias=Env.RESULTS_BUCKET.value)
     model_cache_bucket: str | None = Field(default=None, alias=Env.MODEL_CACHE_BUCKET.value)
@@ -32,3 +32,4 @@ class ProcessorSettings(EnvSettings):
     function_name: str | None = Field(default=None, alias="AWS_LAMBDA_FUNCTION_NAME")
     # The PaddleOCR-VL endpoint this function submits VL jobs to (None: VL disabled).
     vl_endpoint_name: str | None = Field(default=None, alias=Env.VL_ENDPOINT_NAME.value)
+    service: str = Field(default=Service.PROCESSOR.value, alias=Env.POWERTOOLS_SERVICE_NAME.value)

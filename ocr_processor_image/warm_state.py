@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 
-    from idp.lambda_invoke import ProcessorInvoker
-    from idp.ocr.paddle_engines import EngineRegistry
-    from idp.store import JobStore
-    from idp.vl_submit import VlEndpointSubmitter
+    from idp.aws.telemetry import Telemetry
+    from idp.document.ocr.paddle_engines import EngineRegistry
+    from idp.flow.lambda_invoke import ProcessorInvoker
+    from idp.flow.vl_submit import VlEndpointSubmitter
+    from idp.jobstore.store import JobStore
     from ocr_processor_image.settings import ProcessorSettings
 
 
@@ -25,3 +26,4 @@ class WarmState:
     engines: EngineRegistry
     chunks: ProcessorInvoker | None = None  # this function, for a large document's chunks
     vl: VlEndpointSubmitter | None = None  # the PaddleOCR-VL endpoint, when deployed
+    telemetry: Telemetry | None = None  # business metrics (jobs completed and failed)

@@ -18,13 +18,15 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from idp import names, synthetic
-from idp.errors import EngineFailure, ModelUnavailable
-from idp.jobs import JobOptions
-from idp.ocr.engine import MultiPageEngine, OcrEngine, PageContent, PageImage
-from idp.ocr.model_cache import ModelCache
-from idp.results import EngineInfo
-from idp.timestamps import ms
+from idp.contract import names
+from idp.contract.errors import EngineFailure, ModelUnavailable
+from idp.contract.jobs import JobOptions
+from idp.contract.results import EngineInfo
+from idp.contract.timestamps import ms
+from idp.document import sample_page
+from idp.document.decode import PageImage
+from idp.document.ocr.engine import MultiPageEngine, OcrEngine, PageContent
+from idp.document.ocr.model_cache import ModelCache
 from sagemaker_container.paddleocr_vl import (
     PaddleOcrVlEngine,
     VlEngineConfig,
@@ -220,9 +222,9 @@ def build_engines(
 
 
 def build_substitute_engine(settings: ServerSettings) -> OcrEngine:
-    """The real PP-OCRv5 engine (idp.ocr.paddle_engines) on the offline weights, on CPU."""
-    from idp.ocr.engine_settings import EngineSettings
-    from idp.ocr.paddle_engines import build_ocr_engine
+    """The real PP-OCRv5 engine (idp.document.ocr.paddle_engines) on the offline weights, on CPU."""
+    from idp.document.ocr.engine_settings import EngineSettings
+    from idp.document.ocr.paddle_engines import build_ocr_engine
 
     models_dir = settings.substitute_models_dir
     if models_dir is None:
@@ -301,10 +303,7 @@ def warm_up_page() -> PageImage:
     """A generated page of known text: the first inference pays compile/allocation costs here."""
     import numpy as np
 
-    image = synthetic.render_page(
-        synthetic.sample_lines(3), size=(1100, 240), font_size=26, margin=30
-    )
-    pixels: npt.NDArray[np.uint8] = np.asarray(image, dtype=np.uint8)
+    pixels: npt.NDArray[np.uint8] = np.asarray(sample_page.warm_up_page(), dtype=np.uint8)
     return PageImage(page=1, pixels=pixels)
 
 

@@ -19,10 +19,11 @@ from typing import Any, Final
 
 import numpy as np
 
-from idp import names
-from idp.errors import ENGINE_FAULTS, EngineFailure
-from idp.ocr.engine import PageContent, PageImage
-from idp.results import Block, EngineInfo, Line, Quad
+from idp.contract import names
+from idp.contract.errors import ENGINE_FAULTS, EngineFailure
+from idp.contract.results import Block, EngineInfo, Line, Quad
+from idp.document.decode import PageImage
+from idp.document.ocr.engine import PageContent
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +102,7 @@ def pipeline_kwargs(config: VlEngineConfig) -> dict[str, Any]:
 
 
 def _paddleocr_vl_class() -> Callable[..., Any]:
-    from idp.ocr.paddle_environment import prepare_paddle_environment
+    from idp.document.ocr.paddle_environment import prepare_paddle_environment
 
     prepare_paddle_environment()
     from paddleocr import PaddleOCRVL

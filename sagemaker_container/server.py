@@ -29,7 +29,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from idp.aws.clients import client
-from idp.errors import (
+from idp.contract.errors import (
     EngineFailure,
     InvalidMessage,
     JobError,
@@ -37,8 +37,8 @@ from idp.errors import (
     UnsupportedLanguage,
     UnsupportedModel,
 )
-from idp.results import OcrResult
-from idp.timestamps import ms
+from idp.contract.results import OcrResult
+from idp.contract.timestamps import ms
 from sagemaker_container.engines import (
     EngineBusy,
     LoadedEngines,

@@ -13,18 +13,17 @@ from typing import TYPE_CHECKING, Any, Final
 from pydantic import ValidationError
 
 from idp.aws.s3 import read_input, s3_uri
-from idp.chunks import ChunkInput
-from idp.errors import (
+from idp.contract.errors import (
     EmptyInput,
     InvalidMessage,
     TooManyPages,
     UnsupportedModel,
 )
-from idp.jobs import DispatchedJob, validate_language
-from idp.names import OcrModel, TextLayerMode
-from idp.ocr.pipeline import ocr_document
-from idp.results import OcrResult
-from idp.timestamps import ms
+from idp.contract.jobs import ChunkInput, DispatchedJob, validate_language
+from idp.contract.names import OcrModel, TextLayerMode
+from idp.contract.results import OcrResult
+from idp.contract.timestamps import ms
+from idp.document.ocr.pipeline import ocr_document
 from sagemaker_container.engines import LoadedEngines
 from sagemaker_container.settings import ServerSettings
 
@@ -35,7 +34,7 @@ MAX_MANIFEST_BYTES: Final = 64 * 1024
 
 
 def parse_manifest(body: bytes) -> DispatchedJob:
-    """The input manifest the invoker wrote (idp.jobs.DispatchedJob), validated."""
+    """The input manifest the invoker wrote (idp.contract.jobs.DispatchedJob), validated."""
     if len(body) > MAX_MANIFEST_BYTES:
         raise InvalidMessage(f"manifest is {len(body)} bytes; at most {MAX_MANIFEST_BYTES}")
     try:
@@ -44,15 +43,8 @@ def parse_manifest(body: bytes) -> DispatchedJob:
         raise InvalidMessage(f"manifest is not valid JSON: {exc}") from None
     if not isinstance(payload, dict):
         raise InvalidMessage("manifest must be a JSON object")
-    model = payload.get("model")
-    if isinstance(model, str):
-        try:
-            payload["model"] = OcrModel.parse(model)
-        except KeyError:
-            known = ", ".join(m.value for m in OcrModel)
-            raise UnsupportedModel(f"unknown OCR model {model!r}; use one of: {known}") from None
     try:
-        job = DispatchedJob.model_validate(payload)
+        job = DispatchedJob.model_validate(payload)  # an unknown model raises UnsupportedModel
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'manifest'}: {err['msg']}"

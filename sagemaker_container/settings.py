@@ -10,9 +10,9 @@ from typing import Any, Final, Self
 from pydantic import Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 
-from idp import names
 from idp.aws.settings import EnvSettings
-from idp.names import Env, ProcessorEnv, VlEnv
+from idp.contract import names
+from idp.contract.names import Env, ProcessorEnv, VlEnv
 
 DEFAULT_MODELS_DIR: Final = Path("/opt/vl-models")  # baked by the Dockerfile
 DEFAULT_PIPELINE_VERSION: Final = names.VL_DEFAULT_PIPELINE_VERSION

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from idp.errors import ModelUnavailable
-from idp.names import Env, VlEnv
-from idp.ocr.model_cache import ModelCache
+from idp.contract.errors import ModelUnavailable
+from idp.contract.names import Env, VlEnv
+from idp.document.ocr.model_cache import ModelCache
 from sagemaker_container.paddleocr_vl import VlPipelineModels
 from sagemaker_container.settings import ServerSettings
 

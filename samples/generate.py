@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from idp.synthetic import encode_pages, render_page, sample_lines
+from devkit.synthetic import encode_pages, render_page, sample_lines
 
 HERE = Path(__file__).parent
 LINES_PER_PAGE = 12

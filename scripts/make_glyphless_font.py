@@ -1,4 +1,4 @@
-"""Build the glyphless TrueType font in idp/searchable_pdf/font.py: one glyph, drawing nothing.
+"""Build the glyphless TrueType font in idp/document/searchable_pdf/font.py: one empty glyph.
 
 The searchable PDF's invisible text layer needs an embedded font (viewers otherwise hunt for a
 substitute), but never shows a glyph, so one empty glyph 500 units wide serves every code.

@@ -48,7 +48,7 @@ def lambda_context() -> FakeLambdaContext:
 
 @pytest.fixture(scope="session")
 def models_dir() -> Path:
-    """The offline PP-OCRv5 weights unpacked by `make setup` (idp.offline_weights)."""
+    """The offline PP-OCRv5 weights unpacked by `make setup` (devkit.offline_weights)."""
     path = Path(os.environ.get("IDP_MODELS_DIR", REPO_ROOT / ".models"))
     if not (path / "PP-OCRv5_mobile_rec" / "inference.pdiparams").is_file():
         pytest.fail(f"offline weights missing under {path}: run `make setup`")

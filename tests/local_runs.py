@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
-from idp.synthetic import long_pdf
+from devkit.local.pipeline import LocalPipeline
+from devkit.local.settings import LocalSettings
+from devkit.synthetic import long_pdf
 
 
 @contextmanager
@@ -38,7 +38,7 @@ def wait_for(
 
 
 def write_long_pdf(path: Path, pages: int) -> list[str]:
-    """idp.synthetic.long_pdf written to `path`; the text of each page."""
+    """devkit.synthetic.long_pdf written to `path`; the text of each page."""
     data, texts = long_pdf(pages)
     path.write_bytes(data)
     return texts

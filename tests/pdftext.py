@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from idp.results import PageResult
+from idp.contract.results import PageResult
 
 TOLERANCE_PT = 1.0
 

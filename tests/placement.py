@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from PIL import Image, ImageDraw
 
-from idp.documents import open_document
-from idp.jobs import JobOptions
+from idp.contract.jobs import JobOptions
+from idp.document.decode import open_document
 
 INK_LEVEL = 128  # grey values below this are the page's text
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from idp.textmetrics import character_error_rate, edit_distance
+from devkit.textmetrics import character_error_rate, edit_distance
 
 
 @pytest.mark.parametrize(

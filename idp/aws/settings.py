@@ -8,9 +8,9 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from idp import names
 from idp.aws.telemetry import Telemetry
-from idp.names import Env
+from idp.contract import names
+from idp.contract.names import Env
 
 
 class EnvSettings(BaseModel):

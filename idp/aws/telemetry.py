@@ -10,7 +10,7 @@ from aws_lambda_powertools import single_metric
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 
-from idp.names import Metric
+from idp.contract.names import Metric
 
 
 class Telemetry:

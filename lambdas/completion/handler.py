@@ -15,9 +15,9 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes import SNSEvent
 
 from idp.aws.clients import client, dynamodb_table
-from idp.lambda_invoke import LambdaProcessorInvoker
-from idp.names import Service
-from idp.store import JobStore
+from idp.contract.names import Service
+from idp.flow.lambda_invoke import LambdaProcessorInvoker
+from idp.jobstore.store import JobStore
 from lambdas.completion.recorder import CompletionRecorder
 from lambdas.completion.settings import CompletionSettings
 
@@ -36,31 +36,16 @@ def completion_recorder() -> CompletionRecorder:
         results_bucket=config.results_bucket,
         telemetry=config.telemetry(),
         logger=logger,
-        processor=(
-            LambdaProcessorInvoker(client("lambda"), function_name=config.processor_function)
-            if config.processor_function
-            else None
-        ),
+        processor=LambdaProcessorInvoker(client("lambda"), function_name=config.processor_function),
     )
 
 
-def handle_event(
-    event: dict[str, Any], recorder: CompletionRecorder, *, invocation_id: str | None = None
-) -> dict[str, Any]:
-    """Every SNS record of the event, in order; returns what happened to each job.
-
-    `invocation_id` is the Lambda request id, which a retry of the same event keeps.
-    """
-    outcomes = [
-        recorder.handle_message(
-            record.sns.message,
-            invocation_id=f"{invocation_id}:{index}" if invocation_id else None,
-        )
-        for index, record in enumerate(SNSEvent(event).records)
-    ]
+def handle_event(event: dict[str, Any], recorder: CompletionRecorder) -> dict[str, Any]:
+    """Every SNS record of the event, in order; returns what happened to each job."""
+    outcomes = [recorder.handle_message(record.sns.message) for record in SNSEvent(event).records]
     return {"outcomes": [asdict(outcome) for outcome in outcomes]}
 
 
 @logger.inject_lambda_context(clear_state=True)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return handle_event(event, completion_recorder(), invocation_id=context.aws_request_id)
+    return handle_event(event, completion_recorder())

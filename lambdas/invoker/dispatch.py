@@ -1,7 +1,7 @@
 """Capacity for a PaddleOCR-VL job: the endpoint scaled out from zero before its job is planned.
 
 The job itself then goes to the OCR processor, like a CPU job: the processor opens the document,
-counts its pages and submits it to the endpoint whole or in chunks (idp/vl_submit.py). The
+counts its pages and submits it to the endpoint whole or in chunks (idp/flow/vl_submit.py). The
 invoker cannot count pages (it never downloads a document), so it only makes sure capacity is
 coming.
 """

@@ -20,10 +20,10 @@ from aws_lambda_powertools.utilities.batch.types import PartialItemFailureRespon
 from idp.aws.alarms import AlarmRearm
 from idp.aws.clients import client, dynamodb_table
 from idp.aws.endpoint import EndpointCapacity
-from idp.errors import InvalidMessage
-from idp.lambda_invoke import LambdaProcessorInvoker
-from idp.names import Service
-from idp.store import JobStore
+from idp.contract.errors import InvalidMessage
+from idp.contract.names import Service
+from idp.flow.lambda_invoke import LambdaProcessorInvoker
+from idp.jobstore.store import JobStore
 from lambdas.invoker.dispatch import VlEndpointDispatcher
 from lambdas.invoker.routing import JobRouter
 from lambdas.invoker.settings import InvokerSettings

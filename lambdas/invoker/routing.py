@@ -1,6 +1,6 @@
 """Turn job messages into QUEUED jobs and route each to its backend exactly once.
 
-Per message: read it (`idp.jobs.read_message`), then for each job it names:
+Per message: read it (`idp.contract.jobs.read_message`), then for each job it names:
 
 1. admit: the model can run in this deployment, the input exists, is not empty and not too
    large, the language is known (explicit, else the object's `x-amz-meta-lang`, else the
@@ -32,12 +32,12 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from idp import names
 from idp.aws.endpoint import ScaleResult
 from idp.aws.errors import describe_error, error_code, is_not_found, is_transient
 from idp.aws.s3 import s3_uri
 from idp.aws.telemetry import Telemetry
-from idp.errors import (
+from idp.contract import names
+from idp.contract.errors import (
     EmptyInput,
     InputNotFound,
     InputTooLarge,
@@ -45,23 +45,23 @@ from idp.errors import (
     TransientError,
     UnsupportedModel,
 )
-from idp.jobs import (
+from idp.contract.jobs import (
     DispatchedJob,
     JobItem,
     JobRequest,
     RejectedJob,
     derive_job_id,
-    read_message,
     validate_language,
 )
-from idp.names import Backend, Metric, OcrModel
-from idp.store import DEFAULT_DISPATCH_LEASE_SECONDS, JobStore
+from idp.contract.names import Backend, Metric, OcrModel
+from idp.flow.inbound.job_queue import read_message
+from idp.jobstore.store import DEFAULT_DISPATCH_LEASE_SECONDS, JobStore
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
     from mypy_boto3_s3 import S3Client
 
-    from idp.lambda_invoke import ProcessorInvoker
+    from idp.flow.lambda_invoke import ProcessorInvoker
     from lambdas.invoker.dispatch import VlEndpointDispatcher
 
 _FORBIDDEN_CODES = frozenset({"403", "AccessDenied", "Forbidden"})

@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.data_classes import SNSEvent
 
 from idp.aws.clients import client
 from idp.aws.endpoint import EndpointCapacity
-from idp.names import Service
+from idp.contract.names import Service
 from lambdas.scale_in.scaling import EndpointScaler
 from lambdas.scale_in.settings import ScaleInSettings
 

@@ -25,7 +25,7 @@ from idp.aws.alarms import AlarmRearm
 from idp.aws.endpoint import EndpointCapacity, ScaleResult
 from idp.aws.errors import is_endpoint_busy
 from idp.aws.telemetry import Telemetry
-from idp.names import SCALE_IN_EVALUATION_PERIODS, SCALE_IN_PERIOD_SECONDS, Metric
+from idp.contract.names import SCALE_IN_EVALUATION_PERIODS, SCALE_IN_PERIOD_SECONDS, Metric
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from idp import names
 from idp.aws.settings import FunctionSettings
-from idp.names import Env, Service
+from idp.contract import names
+from idp.contract.names import Env, Service
 
 
 class ScaleInSettings(FunctionSettings):

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools import Logger
 
 from idp.aws.clients import dynamodb_table
-from idp.names import JobStatus, Service
-from idp.store import JobStore
+from idp.contract.names import JobStatus, Service
+from idp.jobstore.store import JobStore
 from lambdas.sweeper.settings import SweeperSettings
 from lambdas.sweeper.sweep import StaleJobSweeper
 

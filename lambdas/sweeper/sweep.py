@@ -11,15 +11,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from idp.errors import StaleJob
-from idp.names import JobStatus
-from idp.timestamps import parse_timestamp
+from idp.contract.errors import StaleJob
+from idp.contract.names import JobStatus
+from idp.contract.timestamps import parse_timestamp
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
 
     from idp.aws.telemetry import Telemetry
-    from idp.store import JobStore
+    from idp.jobstore.store import JobStore
 
 
 @dataclass

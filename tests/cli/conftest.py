@@ -37,7 +37,7 @@ def local_up(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) -> Iter
     }
     with log.open("w") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "idp.cli.main", "local", "up", "--vl-substitute", "--json"],
+            [sys.executable, "-m", "devkit.cli.main", "local", "up", "--vl-substitute", "--json"],
             cwd=REPO_ROOT,
             env=env,
             stdout=subprocess.PIPE,

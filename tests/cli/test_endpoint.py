@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from idp import names
-from idp.cli.main import app
-from idp.local.emulator import AwsEndpoint
-from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
+from devkit.cli.main import app
+from devkit.local.emulator import AwsEndpoint
+from devkit.local.pipeline import LocalPipeline
+from devkit.local.settings import LocalSettings
+from idp.contract import names
 from tests.cli.conftest import LocalUp
 
 WIDE = {"COLUMNS": "200"}

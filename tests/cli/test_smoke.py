@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from idp.cli.main import app
-from idp.local.emulator import AwsEndpoint
+from devkit.cli.main import app
+from devkit.local.emulator import AwsEndpoint
 from tests.cli.conftest import LocalUp
 
 pytestmark = pytest.mark.ocr

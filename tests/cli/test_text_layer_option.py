@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from idp.cli.main import app
-from idp.synthetic_pdf import born_digital_pdf, mixed_pages
+from devkit.cli.main import app
+from devkit.synthetic_pdf import born_digital_pdf, mixed_pages
 from tests.cli.conftest import LocalUp
 
 pytestmark = pytest.mark.ocr

@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 from moto import mock_aws
 
-from idp import names
-from idp.errors import EngineFailure, ModelUnavailable
-from idp.ocr.engine import OcrEngine, PageContent, PageImage
-from idp.ocr.model_cache import ModelCache
-from idp.results import Block, EngineInfo, Line
+from idp.contract import names
+from idp.contract.errors import EngineFailure, ModelUnavailable
+from idp.contract.results import Block, EngineInfo, Line
+from idp.document.decode import PageImage
+from idp.document.ocr.engine import OcrEngine, PageContent
+from idp.document.ocr.model_cache import ModelCache
 from sagemaker_container.engines import (
     EngineBusy,
     EnginePool,

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from idp import synthetic
-from idp.textmetrics import character_error_rate
+from devkit import synthetic
+from devkit.textmetrics import character_error_rate
 
 from .helpers import HttpReply, MotoS3, ServerProcess
 

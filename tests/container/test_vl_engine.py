@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from idp.errors import EngineFailure
-from idp.ocr.engine import PageImage
+from idp.contract.errors import EngineFailure
+from idp.document.decode import PageImage
 from sagemaker_container.paddleocr_vl import (
     PaddleOcrVlEngine,
     VlEngineConfig,

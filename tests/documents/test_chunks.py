@@ -1,4 +1,4 @@
-"""Chunk plans and the streaming merge of partial results (idp/chunks.py)."""
+"""Chunk plans and the streaming merge of partial results (idp/flow/chunks.py)."""
 
 from __future__ import annotations
 
@@ -10,22 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from idp.chunks import (
+from devkit.client import JobProgress
+from idp.contract.job_record import JobRecord
+from idp.contract.jobs import ChunkSpec, DispatchedJob
+from idp.contract.names import OcrModel
+from idp.contract.results import EngineInfo, Line, OcrResult, PageResult, SourceInfo
+from idp.flow.chunks import (
     ChunkPlan,
-    ChunkSpec,
     MergeError,
     PartialResult,
     merged_timings,
     plan_chunks,
     should_chunk,
-    write_merged_result,
+    stream_merged_result,
 )
-from idp.client import JobProgress
-from idp.job_record import JobRecord
-from idp.jobs import DispatchedJob
-from idp.names import OcrModel
-from idp.results import EngineInfo, Line, OcrResult, PageResult, SourceInfo
-from idp.vl_submit import ChunkManifest, chunk_of_manifest, inference_id, manifest_key
+from idp.flow.vl_submit import ChunkManifest, chunk_of_manifest, inference_id, manifest_key
 
 MERGE_PROBE = Path(__file__).resolve().parents[2] / "benchmarks" / "merge_probe.py"
 ENGINE = EngineInfo(name="paddleocr", version="3", models=["PP-OCRv5_mobile_det"])
@@ -111,7 +110,7 @@ def test_merged_result_reads_as_the_unchunked_result(markdown: bool) -> None:
     out, md_out = io.BytesIO(), io.BytesIO()
 
     # WHEN they are merged
-    merged = write_merged_result(
+    merged = stream_merged_result(
         plan,
         lambda chunk: parts[chunk.index],
         out,
@@ -153,7 +152,7 @@ def test_a_partial_with_the_wrong_pages_is_refused() -> None:
 
     # WHEN the merge reads it THEN it stops instead of writing a wrong document
     with pytest.raises(MergeError, match="pages 6-10"):
-        write_merged_result(
+        stream_merged_result(
             plan, lambda chunk: parts[chunk.index], io.BytesIO(), timings=lambda t: {}
         )
 

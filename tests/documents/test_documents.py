@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from idp import synthetic
-from idp.documents import open_document
-from idp.errors import (
+from devkit import synthetic
+from idp.contract.errors import (
     CorruptDocument,
     EmptyInput,
     EncryptedDocument,
@@ -21,8 +20,9 @@ from idp.errors import (
     TooManyPages,
     UnsupportedMediaType,
 )
-from idp.media_types import detect_media_type
-from idp.names import MediaType
+from idp.contract.names import MediaType
+from idp.document.decode import open_document
+from idp.document.media_types import detect_media_type
 
 
 def _page(text: str = "Hello page", size: tuple[int, int] = (400, 120)) -> Image.Image:

@@ -6,13 +6,14 @@ import hashlib
 
 import pytest
 
-from idp import synthetic
-from idp.errors import EncryptedDocument
-from idp.jobs import JobOptions
-from idp.names import MediaType
-from idp.ocr.engine import PageContent, PageImage
-from idp.ocr.pipeline import ocr_document
-from idp.results import EngineInfo, Line
+from devkit import synthetic
+from idp.contract.errors import EncryptedDocument
+from idp.contract.jobs import JobOptions
+from idp.contract.names import MediaType
+from idp.contract.results import EngineInfo, Line
+from idp.document.decode import PageImage
+from idp.document.ocr.engine import PageContent
+from idp.document.ocr.pipeline import ocr_document
 
 
 class RecordingEngine:

@@ -10,11 +10,7 @@ import numpy as np
 import pypdfium2  # type: ignore[import-untyped]
 import pytest
 
-from idp.errors import NoTextLayer
-from idp.jobs import JobOptions
-from idp.names import OcrModel, TextLayerMode
-from idp.ocr.pipeline import ocr_document
-from idp.synthetic_pdf import (
+from devkit.synthetic_pdf import (
     LIGATURE_LINES,
     LIGATURE_TEXT,
     PageSpec,
@@ -25,10 +21,14 @@ from idp.synthetic_pdf import (
     page_lines,
     rule_pages,
 )
-from idp.text_layer.extract import TextLayer, extract_text_layer
-from idp.text_layer.normalize import is_unreadable, normalize_line
-from idp.text_layer.page import page_reader
-from idp.text_layer.rule import Coverage, measure_coverage
+from idp.contract.errors import NoTextLayer
+from idp.contract.jobs import JobOptions
+from idp.contract.names import OcrModel, TextLayerMode
+from idp.document.ocr.pipeline import ocr_document
+from idp.document.text_layer.extract import TextLayer, extract_text_layer
+from idp.document.text_layer.normalize import is_unreadable, normalize_line
+from idp.document.text_layer.page import page_reader
+from idp.document.text_layer.rule import Coverage, measure_coverage
 from tests.documents.test_pipeline import RecordingEngine
 
 
@@ -259,8 +259,8 @@ def test_ocr_mode_and_layout_models_read_every_page_from_its_pixels() -> None:
 
 def test_a_page_too_large_to_render_fails_as_it_would_for_ocr() -> None:
     # GIVEN a PDF page that would be 800 MP at 2× (read from the layer, it is never rendered)
-    from idp import synthetic
-    from idp.errors import ImageTooLarge
+    from devkit import synthetic
+    from idp.contract.errors import ImageTooLarge
 
     # WHEN it is read with text_layer "auto"
     # THEN it is refused by the same size limit as a rendered page

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from idp.textmetrics import character_error_rate, edit_distance
+from devkit.textmetrics import character_error_rate, edit_distance
 
 
 def test_edit_distance_counts_insertions_deletions_and_substitutions() -> None:

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from idp.local.lambda_container import DockerUnavailable, require_docker
+from devkit.local.lambda_container import DockerUnavailable, require_docker
 
 PROCESSOR_IMAGE_ENV = "IDP_PROCESSOR_IMAGE"
 VL_CPU_IMAGE_ENV = "IDP_VL_CPU_IMAGE"

@@ -1,6 +1,6 @@
 """The OCR processor image, run the way Lambda runs it, processes real documents.
 
-The image's entrypoint and CMD handler start under a Lambda Runtime API (idp.local.
+The image's entrypoint and CMD handler start under a Lambda Runtime API (devkit.local.
 lambda_container: the FAKE of the Lambda service), with the environment the stack gives the
 function, a read-only root file system, a non-root user and Lambda's memory limit. The rest of
 the pipeline (S3, SQS, DynamoDB on the embedded emulator; the real invoker) is the local run.
@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from idp.job_record import JobRecord
-from idp.local.pipeline import LocalPipeline
-from idp.local.settings import LocalSettings
-from idp.names import JobStatus, OcrModel
-from idp.ocr.orientation import OFFLINE_MODEL_NAME
-from idp.synthetic import encode, encode_pages, render_page, sample_lines, truncated
-from idp.textmetrics import character_error_rate
+from devkit.local.pipeline import LocalPipeline
+from devkit.local.settings import LocalSettings
+from devkit.synthetic import encode, encode_pages, render_page, sample_lines, truncated
+from devkit.textmetrics import character_error_rate
+from idp.contract.job_record import JobRecord
+from idp.contract.names import JobStatus, OcrModel
+from idp.document.ocr.orientation import OFFLINE_MODEL_NAME
 
 pytestmark = pytest.mark.image
 

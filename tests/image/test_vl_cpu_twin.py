@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from idp import names
+from idp.contract import names
 
 pytestmark = pytest.mark.image
 

@@ -10,7 +10,7 @@ from typing import Final
 
 import pytest
 
-from idp.topology import FUNCTIONS, Function
+from idp.contract.topology import FUNCTIONS, Function
 from tests.infra.support import Synthesized
 
 NEVER_SHIPPED = (".venv", ".models", "node_modules", "cdk.out", ".git", "tests", "infra")
@@ -26,9 +26,11 @@ def test_zip_asset_holds_only_the_lambda_packages(full: Synthesized) -> None:
     ]
     root = full.outdir / asset["source"]["path"]
     files = _files(root)
-    assert {"idp/names.py", "idp/topology.py", "lambdas/__init__.py"} <= files
+    assert {"idp/contract/names.py", "idp/contract/topology.py", "lambdas/__init__.py"} <= files
     assert all(f.split("/")[0] in ("idp", "lambdas") for f in files), sorted(files)
-    assert not [f for f in files if f.startswith(("idp/cli/", "idp/local/", "idp/ocr/"))]
+    assert not [
+        f for f in files if f.startswith(("devkit/cli/", "devkit/local/", "idp/document/ocr/"))
+    ]
     assert not [f for f in files if "__pycache__" in f or f.endswith(".pyc")]
 
 

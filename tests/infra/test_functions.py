@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from idp import names
-from idp.names import Env
-from idp.topology import FUNCTIONS, Function, FunctionSpec, Topic
+from idp.contract import names
+from idp.contract.names import Env
+from idp.contract.topology import FUNCTIONS, Function, FunctionSpec, Topic
 from infra.functions import powertools_layer_arn
 from infra.settings import POWERTOOLS_LAYER_VERSION
 from tests.infra.conftest import CPU_ONLY_CONTEXT

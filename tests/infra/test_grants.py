@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from idp import names
-from idp.topology import FUNCTIONS, Function
+from idp.contract import names
+from idp.contract.topology import FUNCTIONS, Function
 from tests.infra.support import Synthesized, as_list, iter_statements
 
 Grant = tuple[str, str]  # (action, resource)
@@ -151,32 +151,26 @@ def test_processor_reads_inputs_writes_results_and_caches_models(arns: Arns) -> 
         )
         | {("s3:ListBucket", arns.models)}
         | arns.job_store()
-        # PaddleOCR-VL jobs: their manifests, and the async inference of each (or each chunk).
+        # PaddleOCR-VL jobs: their manifests, the async inference of each (or each chunk), and
+        # the outputs it finishes them from (ListBucket on that prefix: a missing one reads 404).
         | {("s3:PutObject", f"{arns.results}/{names.VL_MANIFEST_PREFIX}*")}
         | {("sagemaker:InvokeEndpointAsync", arns.endpoint)}
+        | {("s3:GetObject", f"{arns.results}/{names.VL_OUTPUT_PREFIX}*")}
     )
 
 
-def test_completion_handler_reads_vl_outcomes_and_writes_results(arns: Arns) -> None:
+def test_completion_handler_reads_failures_and_plans_and_hands_results_over(arns: Arns) -> None:
     _, _, processor = arns.function(Function.PROCESSOR)
     assert arns.granted(Function.COMPLETION) == (
         {("sqs:SendMessage", arns.dead_letter_queue(Function.COMPLETION))}
         | pairs(KMS_USE, arns.key)
-        | pairs(
-            ("s3:GetObject",),
-            f"{arns.results}/{names.VL_OUTPUT_PREFIX}*",
-            f"{arns.results}/{names.VL_FAILURE_PREFIX}*",
-        )
-        # A missing outcome must read 404 (NoSuchKey), not 403: ListBucket on those prefixes.
+        # A failed inference's failure object; a missing one must read 404, not 403.
+        | {("s3:GetObject", f"{arns.results}/{names.VL_FAILURE_PREFIX}*")}
         | {("s3:ListBucket", arns.results)}
-        | {("s3:PutObject", f"{arns.results}/{names.RESULTS_PREFIX}*")}
+        # A chunked VL job's plan, which names each chunk's pages; nothing else under work/.
+        | {("s3:GetObject", f"{arns.results}/{names.WORK_PREFIX}*/{names.WORK_PLAN}*")}
         | arns.job_store()
-        # A chunked VL job's partials are counted, merged and deleted here.
-        | pairs(
-            ("s3:GetObject", "s3:PutObject", "s3:DeleteObject"),
-            f"{arns.results}/{names.WORK_PREFIX}*",
-        )
-        # A completed VL job's result.pdf is the processor's to write.
+        # A successful inference is the processor's to finish: it writes every result file.
         | {("lambda:InvokeFunction", processor)}
     )
 
@@ -247,9 +241,7 @@ def test_prefix_listing_is_limited_to_its_prefix(full: Synthesized) -> None:
     }
 
 
-def test_completion_handler_lists_only_the_vl_outcome_and_work_prefixes(
-    full: Synthesized, arns: Arns
-) -> None:
+def test_completion_handler_lists_only_the_vl_failure_prefix(full: Synthesized, arns: Arns) -> None:
     role_id, _, _ = arns.function(Function.COMPLETION)
     conditions = [
         statement["Condition"]
@@ -258,25 +250,4 @@ def test_completion_handler_lists_only_the_vl_outcome_and_work_prefixes(
         for statement in iter_statements(policy["Properties"]["PolicyDocument"])
         if statement["Action"] == "s3:ListBucket"
     ]
-    assert conditions == [
-        {
-            "StringLike": {
-                "s3:prefix": [f"{names.VL_OUTPUT_PREFIX}*", f"{names.VL_FAILURE_PREFIX}*"]
-            }
-        },
-        {"StringLike": {"s3:prefix": [f"{names.WORK_PREFIX}*"]}},
-    ]
-
-
-def test_metrics_may_only_be_put_into_the_pipeline_namespaces(full: Synthesized) -> None:
-    (statement,) = [
-        s
-        for policy in full.of_type("AWS::IAM::Policy").values()
-        for s in iter_statements(policy["Properties"]["PolicyDocument"])
-        if s["Action"] == "cloudwatch:PutMetricData"
-    ]
-    assert statement["Condition"] == {
-        "StringEquals": {
-            "cloudwatch:namespace": [names.METRICS_NAMESPACE, "/aws/sagemaker/Endpoints"]
-        }
-    }
+    assert conditions == [{"StringLike": {"s3:prefix": [f"{names.VL_FAILURE_PREFIX}*"]}}]

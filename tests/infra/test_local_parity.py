@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from idp import names
-from idp.local.emulator import EmbeddedAws
-from idp.local.resources import LocalResources, provision
-from idp.local.settings import LocalSettings
-from idp.topology import FUNCTIONS, Function, Topic
+from devkit.local.emulator import EmbeddedAws
+from devkit.local.resources import LocalResources, provision
+from devkit.local.settings import LocalSettings
+from idp.contract import names
+from idp.contract.topology import FUNCTIONS, Function, Topic
 from tests.infra.support import Synthesized, ref
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from idp import names
-from idp.names import Output
+from idp.contract import names
+from idp.contract.names import Output
 from tests.infra.support import Synthesized, ref
 
 

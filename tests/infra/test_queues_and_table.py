@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from idp import names
+from idp.contract import names
 from tests.infra.support import Synthesized, arn_of, iter_statements
 
 

@@ -32,9 +32,9 @@ from typing import Any, Final
 
 import pytest
 
-from idp import names
-from idp.names import Env
-from idp.topology import FUNCTIONS, Function, Topic
+from idp.contract import names
+from idp.contract.names import Env
+from idp.contract.topology import FUNCTIONS, Function, Topic
 from infra.vl_endpoint import SCALABLE_DIMENSION
 from tests.infra.policies import (
     ACCOUNT,
@@ -459,6 +459,27 @@ def _invokes_the_processor(edge: str, caller: Function, *, vl_only: bool = False
     )
 
 
+def _reads_vl_outcomes(edge: str, function: Function, prefix: str) -> Row:
+    """GetObject on the endpoint's output or failure objects, and ListBucket on their prefix:
+    without it a missing object reads 403 (retried as a denial), not 404 (missing)."""
+    return Row(
+        edge=edge,
+        covers=lambda d: [],
+        identity=lambda d: [
+            *calls(d.role(function), ("s3:GetObject",), d.object_arn("Results", f"{prefix}j.out")),
+            *calls(
+                d.role(function),
+                ("s3:ListBucket",),
+                d.arn(d.bucket("Results")),
+                {**TLS, "s3:prefix": f"{prefix}j.out"},
+            ),
+        ],
+        resource=SAME_ACCOUNT_ROLE,
+        key=lambda d: calls(d.role(function), DECRYPT, d.key),
+        vl_only=True,
+    )
+
+
 def _scales_the_endpoint(
     edge: str, function: Function, *, facts: Callable[[Deployment], None] = lambda d: None
 ) -> Row:
@@ -570,7 +591,7 @@ EDGES: Final[tuple[Row, ...]] = (
         Function.PROCESSOR,
     ),
     _invokes_the_processor(
-        "Completion handler -> OCR processor (async invoke: a VL job's result.pdf)",
+        "Completion handler -> OCR processor (async invoke: finish a VL job from its output)",
         Function.COMPLETION,
         vl_only=True,
     ),
@@ -594,29 +615,15 @@ EDGES: Final[tuple[Row, ...]] = (
     _function_dead_letters(Function.COMPLETION),
     _function_dead_letters(Function.SCALE_IN),
     _function_dead_letters(Function.SWEEPER),
-    Row(
-        edge="Completion handler -> results bucket (reads VL outcomes; 404 when missing)",
-        covers=lambda d: [],
-        identity=lambda d: [
-            request
-            for prefix in (names.VL_OUTPUT_PREFIX, names.VL_FAILURE_PREFIX)
-            for request in (
-                *calls(
-                    d.role(Function.COMPLETION),
-                    ("s3:GetObject",),
-                    d.object_arn("Results", f"{prefix}job-1.out"),
-                ),
-                # Without ListBucket a missing object reads 403 (retried), not 404 (missing).
-                *calls(
-                    d.role(Function.COMPLETION),
-                    ("s3:ListBucket",),
-                    d.arn(d.bucket("Results")),
-                    {**TLS, "s3:prefix": f"{prefix}job-1.out"},
-                ),
-            )
-        ],
-        resource=SAME_ACCOUNT_ROLE,
-        key=lambda d: calls(d.role(Function.COMPLETION), DECRYPT, d.key),
+    _reads_vl_outcomes(
+        "Completion handler -> results bucket (reads VL failure objects; 404 when missing)",
+        Function.COMPLETION,
+        names.VL_FAILURE_PREFIX,
+    ),
+    _reads_vl_outcomes(
+        "OCR processor -> results bucket (reads VL outputs; 404 when missing)",
+        Function.PROCESSOR,
+        names.VL_OUTPUT_PREFIX,
     ),
     Row(
         edge="EventBridge schedule -> stale-job sweeper",
@@ -701,15 +708,15 @@ EDGES: Final[tuple[Row, ...]] = (
         vl_only=True,
     ),
     Row(
-        edge="Completion handler -> a chunked VL job's partials (count, merge, delete)",
+        edge="Completion handler -> a chunked VL job's plan (reads which pages a chunk holds)",
         covers=lambda d: [],
         identity=lambda d: calls(
             d.role(Function.COMPLETION),
-            ("s3:GetObject", "s3:PutObject", "s3:DeleteObject"),
-            d.object_arn("Results", f"{names.WORK_PREFIX}job-1/parts/00003.json"),
+            ("s3:GetObject",),
+            d.object_arn("Results", f"{names.WORK_PREFIX}job-1/{names.WORK_PLAN}"),
         ),
         resource=SAME_ACCOUNT_ROLE,
-        key=lambda d: calls(d.role(Function.COMPLETION), ENCRYPT, d.key),
+        key=lambda d: calls(d.role(Function.COMPLETION), DECRYPT, d.key),
         vl_only=True,
     ),
     Row(

@@ -6,7 +6,7 @@ import pytest
 from aws_cdk import aws_logs as logs
 from pydantic import ValidationError
 
-from idp import names
+from idp.contract import names
 from infra.settings import Settings
 from tests.infra.support import cdk_json_context
 

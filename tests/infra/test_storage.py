@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from aws_cdk.assertions import Match
 
-from idp import names
+from idp.contract import names
 from tests.infra.support import Synthesized, arn_of, iter_statements, ref
 
 BLOCK_ALL = {

@@ -7,9 +7,9 @@ from typing import Any
 import botocore.session
 from botocore.model import StringShape
 
-from idp import names
-from idp.names import Env, Service
-from idp.topology import FUNCTIONS, SCALE_IN_ALARM_NAME_SUFFIX, Function, Topic
+from idp.contract import names
+from idp.contract.names import Env, Service
+from idp.contract.topology import FUNCTIONS, SCALE_IN_ALARM_NAME_SUFFIX, Function, Topic
 from infra.vl_endpoint import INFERENCE_AMI_VERSION, SCALABLE_DIMENSION
 from tests.infra.support import Synthesized, arn_of, as_list, iter_statements, ref
 

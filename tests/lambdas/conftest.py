@@ -10,10 +10,10 @@ import pytest
 from aws_lambda_powertools import Logger
 from moto import mock_aws
 
-from idp import names
 from idp.aws.alarms import AlarmRearm
 from idp.aws.telemetry import Telemetry
-from idp.lambda_invoke import LambdaProcessorInvoker
+from idp.contract import names
+from idp.flow.lambda_invoke import LambdaProcessorInvoker
 from lambdas.completion.recorder import CompletionRecorder
 from lambdas.invoker.dispatch import VlEndpointDispatcher
 from lambdas.invoker.routing import JobRouter

@@ -17,15 +17,15 @@ import boto3
 from aws_lambda_powertools import Logger
 from botocore.exceptions import ClientError
 
-from idp import names
+from devkit.local.resources import put_scale_in_alarm
 from idp.aws.endpoint import EndpointCapacity
-from idp.job_record import JobRecord
-from idp.jobs import DispatchedJob
-from idp.lambda_invoke import LambdaProcessorInvoker
-from idp.local.resources import put_scale_in_alarm
-from idp.names import OcrModel
-from idp.results import Block, EngineInfo, Line, OcrResult, PageResult, SourceInfo
-from idp.store import JobStore, jobs_table_definition
+from idp.contract import names
+from idp.contract.job_record import JobRecord
+from idp.contract.jobs import DispatchedJob
+from idp.contract.names import OcrModel
+from idp.contract.results import Block, EngineInfo, Line, OcrResult, PageResult, SourceInfo
+from idp.flow.lambda_invoke import LambdaProcessorInvoker
+from idp.jobstore.store import JobStore, jobs_table_definition
 from lambdas.invoker.routing import JobRouter
 
 if TYPE_CHECKING:

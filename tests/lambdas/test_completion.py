@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from idp import names
-from idp.chunks import ChunkPlan, plan_chunks, plan_key
-from idp.errors import CorruptDocument
-from idp.jobs import DispatchedJob
-from idp.names import JobStatus, OcrModel
-from idp.results import OcrResult
-from idp.vl_submit import inference_id, manifest_key
+from idp.contract import names
+from idp.contract.errors import CorruptDocument
+from idp.contract.jobs import DispatchedJob, ProcessorTask
+from idp.contract.names import JobStatus, OcrModel
+from idp.flow.chunks import ChunkPlan, plan_chunks, plan_key
+from idp.flow.vl_submit import inference_id, manifest_key
 from lambdas.completion.recorder import Completion, CompletionRecorder
 from tests.lambdas.support import (
     FAILURE_KEY,
@@ -23,7 +23,6 @@ from tests.lambdas.support import (
     RESULTS_BUCKET,
     VL_JOB,
     EmulatedAws,
-    Faults,
     RecordingProcessorInvoker,
     endpoint_result,
     queue_vl_job,
@@ -51,9 +50,9 @@ def error(**changes: Any) -> str:
     return json.dumps(message)
 
 
-# -- SageMaker success --------------------------------------------------------------------------
-def test_success_writes_the_canonical_result_and_completes_the_job(
-    aws: EmulatedAws, recorder: CompletionRecorder
+# -- SageMaker success: handed to the processor ---------------------------------------------------
+def test_success_hands_the_job_to_the_processor_with_the_endpoints_output(
+    aws: EmulatedAws, recorder: CompletionRecorder, processor_runs: RecordingProcessorInvoker
 ) -> None:
     # GIVEN a dispatched VL job whose output the endpoint has written
     vl_job_with_its_output(aws)
@@ -61,63 +60,27 @@ def test_success_writes_the_canonical_result_and_completes_the_job(
     # WHEN the success notification arrives
     outcome = recorder.handle_message(success())
 
-    # THEN result.json and result.md are in the results bucket and the job is COMPLETED
-    assert outcome.completion is Completion.COMPLETED
-    job = aws.job(VL_JOB)
-    result_key = f"{names.RESULTS_PREFIX}{VL_JOB}/{names.RESULT_JSON}"
-    assert job["status"] == JobStatus.COMPLETED
-    assert job["result_uri"] == f"s3://{RESULTS_BUCKET}/{result_key}"
-    assert job["page_count"] == 1
-    assert job["engine"]["name"] == "paddleocr-vl"
-    result = OcrResult.model_validate_json(aws.object_text(RESULTS_BUCKET, result_key))
-    assert (result.job_id, result.model, result.text) == (
-        VL_JOB,
-        "PaddleOCR-VL",
-        "Quarterly report",
-    )
-    markdown_key = f"{names.RESULTS_PREFIX}{VL_JOB}/{names.RESULT_MD}"
-    assert aws.object_text(RESULTS_BUCKET, markdown_key) == "# Quarterly report"
-
-
-def test_success_asks_the_processor_for_result_pdf_before_completing(
-    aws: EmulatedAws, recorder: CompletionRecorder, processor_runs: RecordingProcessorInvoker
-) -> None:
-    # GIVEN a VL job (searchable PDF on, the default) whose output the endpoint has written
-    vl_job_with_its_output(aws)
-
-    # WHEN the success notification arrives
-    recorder.handle_message(success())
-
-    # THEN the processor (which has the PDF libraries) is asked to write the job's result.pdf
-    # from its input, once
+    # THEN the processor is asked, once, to finish the job from that output, with the times
+    # the endpoint received and finished it; the completion handler writes nothing itself
+    assert outcome.completion is Completion.HANDED_OVER
     [event] = processor_runs.events
-    assert (event.job_id, event.task, event.key) == (
+    assert (event.job_id, event.task, event.key, event.chunk) == (
         VL_JOB,
-        "searchable_pdf",
+        ProcessorTask.ENDPOINT_RESULT,
         "input/PaddleOCR-VL/report.pdf",
+        None,
     )
-    assert aws.job(VL_JOB)["status"] == JobStatus.COMPLETED
+    assert event.endpoint_result is not None
+    assert event.endpoint_result.output_location == f"s3://{RESULTS_BUCKET}/{OUTPUT_KEY}"
+    assert event.endpoint_result.received_time == datetime(2026, 11, 21, 10, 1, tzinfo=UTC)
+    assert event.endpoint_result.event_time == datetime(2026, 11, 21, 10, 3, 12, tzinfo=UTC)
+    assert aws.job(VL_JOB)["status"] == JobStatus.QUEUED
+    listed = aws.s3.list_objects_v2(Bucket=RESULTS_BUCKET, Prefix=names.RESULTS_PREFIX)
+    assert listed.get("KeyCount") == 0
 
 
-def test_success_records_queue_and_inference_time(
-    aws: EmulatedAws, recorder: CompletionRecorder
-) -> None:
-    # GIVEN a VL job and an output whose container spent 5.3 s of the endpoint's 132 s
-    vl_job_with_its_output(aws)
-
-    # WHEN the success notification (received 10:01:00, finished 10:03:12) arrives
-    recorder.handle_message(success())
-
-    # THEN the timings say where the time went, next to the container's own stages
-    timings = aws.job(VL_JOB)["timings_ms"]
-    assert timings["inference"] == 5300.0
-    assert timings["endpoint_queue"] == 132_000.0 - 5300.0
-    assert timings["ocr"] == 5200.0
-    assert {"dispatch", "end_to_end"} <= timings.keys()
-
-
-def test_success_for_a_job_never_marked_processing_still_completes(
-    aws: EmulatedAws, recorder: CompletionRecorder
+def test_success_for_a_job_never_marked_dispatched_is_still_handed_over(
+    aws: EmulatedAws, recorder: CompletionRecorder, processor_runs: RecordingProcessorInvoker
 ) -> None:
     # GIVEN a QUEUED job whose dispatch was never confirmed (the notification overtook it)
     vl_job_with_its_output(aws, dispatched=False)
@@ -125,73 +88,35 @@ def test_success_for_a_job_never_marked_processing_still_completes(
     # WHEN the success notification arrives
     outcome = recorder.handle_message(success())
 
-    # THEN the job completes
-    assert outcome.completion is Completion.COMPLETED
-    assert aws.job(VL_JOB)["status"] == JobStatus.COMPLETED
+    # THEN the processor finishes it
+    assert outcome.completion is Completion.HANDED_OVER
+    assert processor_runs.runs_of(VL_JOB) == 1
 
 
-def test_a_duplicate_success_changes_nothing(
-    aws: EmulatedAws, recorder: CompletionRecorder
+@pytest.mark.parametrize("ended", [JobStatus.COMPLETED, JobStatus.FAILED])
+def test_a_success_after_the_job_ended_changes_nothing(
+    aws: EmulatedAws,
+    recorder: CompletionRecorder,
+    processor_runs: RecordingProcessorInvoker,
+    ended: JobStatus,
 ) -> None:
-    # GIVEN a job completed by a first success notification
+    # GIVEN a job that already ended (completed by a first delivery, or failed)
     vl_job_with_its_output(aws)
-    recorder.handle_message(success())
-    completed = aws.job(VL_JOB)
+    if ended is JobStatus.COMPLETED:
+        aws.store.mark_completed(
+            VL_JOB, result_uri="s3://r/result.json", page_count=1, timings_ms={}
+        )
+    else:
+        aws.store.mark_failed(VL_JOB, CorruptDocument("the PDF is truncated"))
+    before = aws.job(VL_JOB)
 
-    # WHEN SNS delivers the same notification again
+    # WHEN a duplicate or late success notification arrives
     outcome = recorder.handle_message(success())
 
-    # THEN nothing changes
+    # THEN nothing changes and nothing is handed over
     assert outcome.completion is Completion.ALREADY_FINISHED
-    assert aws.job(VL_JOB) == completed
-
-
-def test_a_success_after_the_job_failed_does_not_revive_it(
-    aws: EmulatedAws, recorder: CompletionRecorder
-) -> None:
-    # GIVEN a job that already ended FAILED
-    queue_vl_job(aws)
-    aws.store.mark_failed(VL_JOB, CorruptDocument("the PDF is truncated"))
-    put_output(aws, endpoint_result().model_dump_json())
-
-    # WHEN a late success notification arrives
-    outcome = recorder.handle_message(success())
-
-    # THEN the job stays FAILED and no result is published
-    assert outcome.completion is Completion.ALREADY_FINISHED
-    assert aws.job(VL_JOB)["status"] == JobStatus.FAILED
-    listed = aws.s3.list_objects_v2(Bucket=RESULTS_BUCKET, Prefix=names.RESULTS_PREFIX)
-    assert listed.get("KeyCount") == 0
-
-
-@pytest.mark.parametrize(
-    ("output", "code"),
-    [
-        pytest.param(
-            json.dumps({"error": {"code": "TOO_MANY_PAGES", "message": "412 pages; limit 200"}}),
-            "TOO_MANY_PAGES",
-            id="error-body",
-        ),
-        pytest.param("<html>502 Bad Gateway</html>", "INFERENCE_FAILED", id="not-json"),
-        pytest.param(json.dumps({"pages": "none"}), "INFERENCE_FAILED", id="not-a-result"),
-        pytest.param(None, "INFERENCE_FAILED", id="output-missing"),
-    ],
-)
-def test_success_with_an_unusable_output_fails_the_job(
-    aws: EmulatedAws, recorder: CompletionRecorder, output: str | None, code: str
-) -> None:
-    # GIVEN a VL job whose output is an error body, garbage, or missing
-    queue_vl_job(aws)
-    if output is not None:
-        put_output(aws, output)
-
-    # WHEN the success notification arrives
-    outcome = recorder.handle_message(success())
-
-    # THEN the job is FAILED with the matching code
-    assert outcome.completion is Completion.FAILED
-    job = aws.job(VL_JOB)
-    assert (job["status"], job["error"]["code"]) == (JobStatus.FAILED, code)
+    assert aws.job(VL_JOB) == before
+    assert processor_runs.events == []
 
 
 # -- SageMaker error ----------------------------------------------------------------------------
@@ -250,7 +175,7 @@ def test_error_after_completion_does_not_regress_the_job(
 ) -> None:
     # GIVEN a completed VL job
     vl_job_with_its_output(aws)
-    recorder.handle_message(success())
+    aws.store.mark_completed(VL_JOB, result_uri="s3://r/result.json", page_count=1, timings_ms={})
 
     # WHEN an error notification for it arrives out of order
     outcome = recorder.handle_message(error())
@@ -439,34 +364,23 @@ def chunk_notification(
     return json.dumps(message)
 
 
-def test_chunk_outputs_count_once_and_the_last_one_merges_them_in_page_order(
+def test_a_chunks_success_hands_its_pages_to_the_processor(
     aws: EmulatedAws, recorder: CompletionRecorder, processor_runs: RecordingProcessorInvoker
 ) -> None:
     # GIVEN a 4-page VL document submitted as 2 chunks of 2 pages
     plan = chunked_vl_job(aws)
 
-    # WHEN the second chunk's output arrives twice (SNS may duplicate), then the first chunk's
-    first = recorder.handle_message(chunk_notification(aws, plan, 1))
-    again = recorder.handle_message(chunk_notification(aws, plan, 1))
-    counted_once = aws.job(VL_JOB)
-    last = recorder.handle_message(chunk_notification(aws, plan, 0))
+    # WHEN the second chunk's output arrives
+    outcome = recorder.handle_message(chunk_notification(aws, plan, 1))
 
-    # THEN the duplicate counted nothing, the last chunk completed the job, pages are in order
-    assert (first.completion, again.completion) == (Completion.CHUNK_COUNTED,) * 2
-    assert (counted_once["chunks_done"], counted_once["pages_done"]) == (1, 2)
-    assert last.completion is Completion.COMPLETED
-    job = aws.job(VL_JOB)
-    assert (job["status"], job["page_count"], job["chunks_done"]) == (JobStatus.COMPLETED, 4, 2)
-    result = OcrResult.model_validate_json(
-        aws.object_text(RESULTS_BUCKET, f"{names.RESULTS_PREFIX}{VL_JOB}/{names.RESULT_JSON}")
-    )
-    assert [page.page for page in result.pages] == [1, 2, 3, 4]
-    assert result.text == "Page 1\n\nPage 2\n\nPage 3\n\nPage 4"
-    assert result.engine.name == "paddleocr-vl"
-    assert [event.task for event in processor_runs.events] == ["searchable_pdf"]
-    # AND its partials and plan are gone
-    listed = aws.s3.list_objects_v2(Bucket=RESULTS_BUCKET, Prefix=f"{names.WORK_PREFIX}{VL_JOB}/")
-    assert listed.get("KeyCount") == 0
+    # THEN the processor is asked to commit that chunk (counting and merging are its own)
+    assert outcome.completion is Completion.HANDED_OVER
+    [event] = processor_runs.events
+    assert (event.task, event.chunk) == (ProcessorTask.ENDPOINT_RESULT, plan.chunks[1])
+    assert event.endpoint_result is not None
+    assert event.endpoint_result.output_location is not None
+    assert event.endpoint_result.output_location.endswith("-c00001.out")
+    assert aws.job(VL_JOB)["chunks_done"] == 0
 
 
 def test_a_failed_chunk_fails_the_job_with_its_error_naming_its_pages(
@@ -493,31 +407,6 @@ def test_a_failed_chunk_fails_the_job_with_its_error_naming_its_pages(
     assert job["status"] == JobStatus.FAILED
     assert job["failed_pages"] == "pages 3-4"
     assert late.completion is Completion.ALREADY_FINISHED
-
-
-def test_a_merge_that_crashed_is_redone_by_the_retry_of_the_same_event(
-    aws: EmulatedAws, recorder: CompletionRecorder, faults: Faults
-) -> None:
-    # GIVEN a chunked VL job with one chunk counted, and S3 failing the merged result's upload
-    plan = chunked_vl_job(aws)
-    recorder.handle_message(chunk_notification(aws, plan, 0), invocation_id="delivery-0")
-    last = chunk_notification(aws, plan, 1)
-    faults.fail_calls(aws.s3, "PutObject", code="InternalError", skip=1, times=1)
-
-    # WHEN the last chunk's delivery crashes while merging, another delivery of it arrives while
-    # the merge is leased, and Lambda retries the crashed event (same request id)
-    with pytest.raises(Exception, match="InternalError"):
-        recorder.handle_message(last, invocation_id="delivery-1")
-    crashed = aws.job(VL_JOB)
-    other = recorder.handle_message(last, invocation_id="delivery-2")
-    retried = recorder.handle_message(last, invocation_id="delivery-1")
-
-    # THEN the chunk counted once, the other delivery left the merge to its holder, and the
-    # retry merged and completed the job
-    assert (crashed["status"], crashed["chunks_done"]) == (JobStatus.QUEUED, 2)
-    assert other.completion is Completion.CHUNK_COUNTED
-    assert retried.completion is Completion.COMPLETED
-    assert aws.job(VL_JOB)["page_count"] == 4
 
 
 def test_notification_for_an_unknown_job_is_ignored(

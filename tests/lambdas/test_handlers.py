@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from idp import names
-from idp.names import Env, JobStatus
+from idp.contract import names
+from idp.contract.names import Env, JobStatus
 from lambdas.completion import handler as completion_handler
 from lambdas.invoker import handler as invoker_handler
 from lambdas.invoker.settings import InvokerSettings
@@ -151,7 +151,7 @@ def test_invoker_settings_refuse_vl_without_an_endpoint_name() -> None:
         InvokerSettings.from_env(environ)
 
 
-def test_completion_handler_completes_the_sample_success(
+def test_completion_handler_hands_the_sample_success_to_the_processor(
     deployed: EmulatedAws, lambda_context: Any
 ) -> None:
     # GIVEN a dispatched VL job and the endpoint's output at the sample's outputLocation
@@ -165,11 +165,12 @@ def test_completion_handler_completes_the_sample_success(
         load_event("sns_sagemaker_async_success.json"), lambda_context
     )
 
-    # THEN the job is COMPLETED
+    # THEN the job is handed to the processor (moto accepted the async invoke), which finishes
+    # it from the output (tests/processor/test_endpoint_results.py)
     assert response["outcomes"] == [
-        {"completion": "completed", "job_id": VL_JOB, "error_code": None}
+        {"completion": "handed-over", "job_id": VL_JOB, "error_code": None}
     ]
-    assert deployed.job(VL_JOB)["status"] == JobStatus.COMPLETED
+    assert deployed.job(VL_JOB)["status"] == JobStatus.QUEUED
 
 
 def test_scale_in_handler_acts_on_the_sample_alarm_and_ignores_ok(

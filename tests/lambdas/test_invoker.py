@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from aws_lambda_powertools import Logger
 
-from idp import names
 from idp.aws.alarms import AlarmRearm
-from idp.errors import TransientError
-from idp.job_record import JobRecord
-from idp.jobs import DispatchedJob, JobOptions
-from idp.names import JobStatus
-from idp.store import JobStore
+from idp.contract import names
+from idp.contract.errors import TransientError
+from idp.contract.job_record import JobRecord
+from idp.contract.jobs import DispatchedJob, JobOptions
+from idp.contract.names import JobStatus
+from idp.jobstore.store import JobStore
 from lambdas.invoker.handler import process_batch
 from lambdas.invoker.routing import Disposition, JobRouter
 from tests.lambdas.support import (

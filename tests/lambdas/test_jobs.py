@@ -7,17 +7,10 @@ from typing import Any
 
 import pytest
 
-from idp.errors import InvalidMessage, UnsupportedLanguage, UnsupportedModel
-from idp.jobs import (
-    JobOptions,
-    JobRequest,
-    RejectedJob,
-    derive_job_id,
-    parse_message_body,
-    read_message,
-    validate_language,
-)
-from idp.names import OcrModel, TextLayerMode
+from idp.contract.errors import InvalidMessage, UnsupportedLanguage, UnsupportedModel
+from idp.contract.jobs import JobOptions, JobRequest, RejectedJob, derive_job_id, validate_language
+from idp.contract.names import OcrModel, TextLayerMode
+from idp.flow.inbound.job_queue import parse_message_body, read_message
 from tests.lambdas.support import INPUT_BUCKET, load_event, s3_event_body
 
 

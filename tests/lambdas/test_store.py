@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from idp.errors import CorruptDocument, UnsupportedModel
-from idp.names import JobStatus, OcrModel
-from idp.store import JobStore
-from idp.timestamps import iso
+from idp.contract.errors import CorruptDocument, UnsupportedModel
+from idp.contract.names import JobStatus, OcrModel
+from idp.contract.timestamps import iso
+from idp.jobstore.store import JobStore
 from tests.lambdas.support import INPUT_BUCKET, EmulatedAws
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from idp.aws.telemetry import Telemetry
-from idp.errors import StaleJob
-from idp.names import JobStatus, OcrModel
-from idp.store import JobStore
+from idp.contract.errors import StaleJob
+from idp.contract.names import JobStatus, OcrModel
+from idp.jobstore.store import JobStore
 from lambdas.sweeper.sweep import StaleJobSweeper
 from tests.lambdas.support import TEST_LOGGER, EmulatedAws
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from idp.local.pipeline import LocalPipeline
+from devkit.local.pipeline import LocalPipeline
 from tests.local_runs import running_pipeline
 
 

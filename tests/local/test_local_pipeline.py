@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from idp import names
-from idp.client import PipelineClient
-from idp.job_record import JobRecord
-from idp.local.pipeline import LocalPipeline
-from idp.names import JobStatus, OcrModel
-from idp.synthetic import encode, encode_pages, render_page, sample_lines
-from idp.textmetrics import character_error_rate
+from devkit.client import PipelineClient
+from devkit.local.pipeline import LocalPipeline
+from devkit.synthetic import encode, encode_pages, render_page, sample_lines
+from devkit.textmetrics import character_error_rate
+from idp.contract import names
+from idp.contract.job_record import JobRecord
+from idp.contract.names import JobStatus, OcrModel
 from tests.local_runs import page_text, wait_for, write_long_pdf
 from tests.pdftext import pdf_text, read_pages
 from tests.placement import overlay_marks, page_as_rendered
@@ -30,7 +30,7 @@ JOB_TIMEOUT_S = 300.0
 
 def _idp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "idp.cli.main", *args],
+        [sys.executable, "-m", "devkit.cli.main", *args],
         capture_output=True,
         text=True,
         cwd=REPO_ROOT,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from idp.local.faults import Faults
-from idp.names import OcrModel
-from idp.synthetic import encode, render_page
+from devkit.local.faults import Faults
+from devkit.synthetic import encode, render_page
+from idp.contract.names import OcrModel
 from tests.local_runs import running_pipeline, wait_for
 
 pytestmark = pytest.mark.ocr

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from idp.job_record import JobRecord
-from idp.jobs import JobOptions
-from idp.local.pipeline import LocalPipeline
-from idp.names import JobStatus, OcrModel, TextLayerMode
-from idp.synthetic_pdf import born_digital_pdf, fine_print, garbled, mixed_pages, page_lines
-from idp.textmetrics import character_error_rate
+from devkit.local.pipeline import LocalPipeline
+from devkit.synthetic_pdf import born_digital_pdf, fine_print, garbled, mixed_pages, page_lines
+from devkit.textmetrics import character_error_rate
+from idp.contract.job_record import JobRecord
+from idp.contract.jobs import JobOptions
+from idp.contract.names import JobStatus, OcrModel, TextLayerMode
 from tests.local_runs import running_pipeline
 
 pytestmark = pytest.mark.ocr

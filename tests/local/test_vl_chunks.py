@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from idp import names
-from idp.names import JobStatus, OcrModel
-from idp.textmetrics import character_error_rate
+from devkit.textmetrics import character_error_rate
+from idp.contract import names
+from idp.contract.names import JobStatus, OcrModel
 from tests.local_runs import page_text, running_pipeline, write_long_pdf
 from tests.pdftext import pdf_text, read_pages
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from idp.names import JobStatus, OcrModel
-from idp.synthetic import encode, render_page, sample_lines
+from devkit.synthetic import encode, render_page, sample_lines
+from idp.contract.names import JobStatus, OcrModel
 from tests.local_runs import running_pipeline
 
 

@@ -17,15 +17,15 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from idp.job_record import JobRecord
-from idp.jobs import DispatchedJob, JobOptions
-from idp.names import OcrModel
-from idp.ocr.catalogue import OFFLINE_MODELS
-from idp.ocr.engine_settings import EngineSettings
-from idp.ocr.model_cache import ModelCache
-from idp.ocr.onnx_export import export_onnx
-from idp.ocr.paddle_engines import EngineRegistry
-from idp.store import JobStore, jobs_table_definition
+from idp.contract.job_record import JobRecord
+from idp.contract.jobs import DispatchedJob, JobOptions
+from idp.contract.names import OcrModel
+from idp.document.ocr.catalogue import OFFLINE_MODELS
+from idp.document.ocr.engine_settings import EngineSettings
+from idp.document.ocr.model_cache import ModelCache
+from idp.document.ocr.onnx_export import export_onnx
+from idp.document.ocr.paddle_engines import EngineRegistry
+from idp.jobstore.store import JobStore, jobs_table_definition
 from ocr_processor_image import handler
 from ocr_processor_image.settings import ProcessorSettings
 from ocr_processor_image.warm_state import WarmState

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from idp.cli.main import app
-from idp.errors import ModelUnavailable
-from idp.ocr.model_cache import ModelCache, archive_key, sync
+from devkit.cli.main import app
+from idp.contract.errors import ModelUnavailable
+from idp.document.ocr.model_cache import ModelCache, archive_key, sync
 from tests.processor.conftest import CACHE_BUCKET, Aws
 
 MODEL = "PP-OCRv5_mobile_det"

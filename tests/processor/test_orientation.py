@@ -9,23 +9,23 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from idp.errors import ModelUnavailable
-from idp.jobs import JobOptions
-from idp.names import OcrModel
-from idp.ocr.engine import PageContent
-from idp.ocr.engine_settings import EngineSettings
-from idp.ocr.orientation import (
+from devkit.synthetic import encode, encode_pages, render_page, sample_lines
+from devkit.textmetrics import character_error_rate
+from idp.contract.errors import ModelUnavailable
+from idp.contract.jobs import JobOptions
+from idp.contract.names import OcrModel
+from idp.contract.results import Block, PageResult, Rotation
+from idp.document.ocr.engine import PageContent
+from idp.document.ocr.engine_settings import EngineSettings
+from idp.document.ocr.orientation import (
     OFFLINE_MODEL_NAME,
     OnnxOrientationClassifier,
     content_on_original,
     point_on_original,
     turn_upright,
 )
-from idp.ocr.paddle_engines import build_orientation_classifier
-from idp.ocr.pipeline import ocr_document
-from idp.results import Block, PageResult, Rotation
-from idp.synthetic import encode, encode_pages, render_page, sample_lines
-from idp.textmetrics import character_error_rate
+from idp.document.ocr.paddle_engines import build_orientation_classifier
+from idp.document.ocr.pipeline import ocr_document
 from tests.placement import ink_inside_boxes, page_as_rendered, reading_direction
 from tests.processor.conftest import WarmEngines
 

@@ -17,22 +17,22 @@ from unittest import mock
 import pytest
 import yaml  # type: ignore[import-untyped]
 
-from idp.errors import EngineFailure, ModelUnavailable, UnsupportedLanguage
-from idp.jobs import JobOptions
-from idp.names import SUPPORTED_LANGUAGES, OcrModel
-from idp.ocr.engine import PageImage
-from idp.ocr.engine_settings import EngineSettings, choose_runtime
-from idp.ocr.model_cache import ModelCache
-from idp.ocr.model_choice import (
+from idp.contract.errors import EngineFailure, ModelUnavailable, UnsupportedLanguage
+from idp.contract.jobs import JobOptions
+from idp.contract.names import SUPPORTED_LANGUAGES, OcrModel
+from idp.contract.results import EngineInfo
+from idp.document.decode import PageImage
+from idp.document.ocr.engine_settings import EngineSettings, choose_runtime
+from idp.document.ocr.model_cache import ModelCache
+from idp.document.ocr.model_choice import (
     ocr_model_names,
     recognition_model_name,
     resolve_models,
     structure_model_names,
 )
-from idp.ocr.paddle_engines import PPStructureV3Engine
-from idp.ocr.paddle_kwargs import engine_kwargs
-from idp.ocr.paddle_output import structure_page_content
-from idp.results import EngineInfo
+from idp.document.ocr.paddle_engines import PPStructureV3Engine
+from idp.document.ocr.paddle_kwargs import engine_kwargs
+from idp.document.ocr.paddle_output import structure_page_content
 from tests.processor.conftest import CACHE_BUCKET, Aws
 
 SETTINGS = EngineSettings()
@@ -122,8 +122,8 @@ def test_page_orientation_is_not_left_to_paddleocr() -> None:
     # WHEN the engines' PaddleOCR arguments are made
     roles = ocr_model_names("en", options, SETTINGS)
     dirs = {role: (name, Path("/models") / name) for role, name in roles.items()}
-    # THEN PaddleOCR does not turn pages itself (idp.ocr.orientation does, in front of it, so
-    # boxes can be mapped back onto the page as uploaded)
+    # THEN PaddleOCR does not turn pages itself (idp.document.ocr.orientation does, in front of
+    # it, so boxes can be mapped back onto the page as uploaded)
     assert "doc_orientation_classify" not in roles
     for model in (OcrModel.PP_OCRV5, OcrModel.PP_STRUCTUREV3):
         kwargs = engine_kwargs(model, dirs, options, SETTINGS)

@@ -8,11 +8,11 @@ from collections.abc import Callable
 import pytest
 from botocore.exceptions import ClientError
 
-from idp import synthetic
-from idp.names import JobStatus, OcrModel
-from idp.ocr.paddle_engines import EngineRegistry
+from devkit import synthetic
+from idp.contract.names import JobStatus, OcrModel
+from idp.document.ocr.paddle_engines import EngineRegistry
 from ocr_processor_image import handler
-from ocr_processor_image.processor import process_job
+from ocr_processor_image.job import process_job
 from ocr_processor_image.warm_state import WarmState
 from tests.processor.conftest import RESULTS_BUCKET, Aws, Invoke
 

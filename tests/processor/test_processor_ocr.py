@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from idp import names, synthetic
-from idp.names import JobStatus
-from idp.ocr.orientation import OFFLINE_MODEL_NAME
-from idp.results import OcrResult
-from idp.textmetrics import character_error_rate
+from devkit import synthetic
+from devkit.textmetrics import character_error_rate
+from idp.contract import names
+from idp.contract.names import JobStatus
+from idp.contract.results import OcrResult
+from idp.document.ocr.orientation import OFFLINE_MODEL_NAME
 from tests.processor.conftest import RESULTS_BUCKET, Aws, Invoke, WarmEngines
 
 pytestmark = pytest.mark.ocr

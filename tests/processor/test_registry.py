@@ -8,15 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from idp.errors import ModelUnavailable, UnsupportedModel
-from idp.jobs import JobOptions
-from idp.names import OcrModel
-from idp.ocr.engine import OcrEngine, PageContent, PageImage
-from idp.ocr.engine_settings import EngineSettings
-from idp.ocr.model_choice import ModelResolver
-from idp.ocr.orientation import OFFLINE_MODEL_NAME
-from idp.ocr.paddle_engines import EngineRegistry
-from idp.results import EngineInfo, Line
+from idp.contract.errors import ModelUnavailable, UnsupportedModel
+from idp.contract.jobs import JobOptions
+from idp.contract.names import OcrModel
+from idp.contract.results import EngineInfo, Line
+from idp.document.decode import PageImage
+from idp.document.ocr.engine import OcrEngine, PageContent
+from idp.document.ocr.engine_settings import EngineSettings
+from idp.document.ocr.model_choice import ModelResolver
+from idp.document.ocr.orientation import OFFLINE_MODEL_NAME
+from idp.document.ocr.paddle_engines import EngineRegistry
 
 
 class StaticEngine:

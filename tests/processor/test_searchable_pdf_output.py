@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from idp import names, synthetic
-from idp.jobs import DispatchedJob, JobOptions
-from idp.names import JobStatus
-from idp.results import Line, OcrResult, PageResult
-from idp.searchable_pdf import merge_searchable_parts, searchable_part_key, upload_searchable_pdf
+from devkit import synthetic
+from idp.contract import names
+from idp.contract.jobs import DispatchedJob, JobOptions
+from idp.contract.names import JobStatus
+from idp.contract.results import Line, OcrResult, PageResult
+from idp.flow.chunks import searchable_part_key
+from ocr_processor_image.result_pdf import merge_searchable_parts, upload_searchable_pdf
 from tests.pdftext import assert_words_in_boxes, pdf_text, read_pages
 from tests.processor.conftest import RESULTS_BUCKET, Aws, Invoke
 
@@ -131,30 +133,3 @@ def test_a_missing_part_leaves_the_job_without_a_searchable_pdf(aws: Aws) -> Non
     # THEN there is no result.pdf, and the merge goes on (nothing raised)
     assert merged is None
     assert aws.keys(RESULTS_BUCKET, f"{names.RESULTS_PREFIX}job/") == []
-
-
-def test_a_completed_vl_jobs_result_pdf_is_written_from_its_result_json(
-    aws: Aws, invoke_warm: Invoke, tmp_path: Path
-) -> None:
-    # GIVEN a PaddleOCR-VL job completed elsewhere: its input and the result.json the
-    # completion handler wrote (here, the processor's own reading of the same scan)
-    data, page_size, _ = _document("pdf")
-    ocr_job = aws.create_job("input/PP-OCRv5/vl-scan.pdf", data)
-    _complete(aws, ocr_job, invoke_warm)
-    prefix = f"{names.RESULTS_PREFIX}{ocr_job.job_id}/"
-    aws.s3.delete_object(Bucket=RESULTS_BUCKET, Key=prefix + names.RESULT_PDF)
-    result = OcrResult.model_validate_json(aws.object_bytes(RESULTS_BUCKET, prefix + "result.json"))
-    task = ocr_job.model_copy(
-        update={"model": names.OcrModel.PADDLEOCR_VL, "task": "searchable_pdf"}
-    )
-
-    # WHEN the completion handler's request for result.pdf reaches the processor
-    response = invoke_warm(task)
-
-    # THEN result.pdf is written from the input's pages and result.json's text
-    assert response["status"] == "SEARCHABLE_PDF_WRITTEN"
-    pdf = tmp_path / names.RESULT_PDF
-    pdf.write_bytes(aws.object_bytes(RESULTS_BUCKET, prefix + names.RESULT_PDF))
-    assert [(page.width, page.height) for page in read_pages(pdf)] == [page_size] * 2
-    for number, recognized in enumerate(result.pages, start=1):
-        assert pdf_text(pdf, number).split() == recognized.text.split()

@@ -12,15 +12,15 @@ from collections.abc import Callable
 import boto3
 import pytest
 
-from idp import names
-from idp.chunks import part_pdf_key
-from idp.jobs import DispatchedJob
-from idp.names import JobStatus, OcrModel
-from idp.ocr.paddle_engines import EngineRegistry
-from idp.synthetic import long_pdf
-from idp.vl_submit import VlEndpointSubmitter
+from devkit.synthetic import long_pdf
+from idp.contract import names
+from idp.contract.jobs import DispatchedJob
+from idp.contract.names import JobStatus, OcrModel
+from idp.document.ocr.paddle_engines import EngineRegistry
+from idp.flow.chunks import part_pdf_key
+from idp.flow.vl_submit import VlEndpointSubmitter
+from ocr_processor_image.job import process_job
 from ocr_processor_image.outputs import InvocationOutcome, InvocationStatus
-from ocr_processor_image.processor import process_job
 from ocr_processor_image.warm_state import WarmState
 from tests.processor.conftest import REGION, RESULTS_BUCKET, Aws
 

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from idp import names
-from idp.client import PipelineClient, Submitted
-from idp.job_record import JobRecord
-from idp.local.pipeline import LocalPipeline
-from idp.local.resources import LocalResources
-from idp.local.runtime import LocalRuntime
-from idp.synthetic import encode, render_page
-from idp.textmetrics import character_error_rate
+from devkit.client import PipelineClient, Submitted
+from devkit.local.pipeline import LocalPipeline
+from devkit.local.resources import LocalResources
+from devkit.local.runtime import LocalRuntime
+from devkit.synthetic import encode, render_page
+from devkit.textmetrics import character_error_rate
+from idp.contract import names
+from idp.contract.job_record import JobRecord
 from tests.local_runs import running_pipeline
 
 MAX_PAGES = 5

@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from idp import names, synthetic
-from idp.job_record import JobRecord
-from idp.names import JobStatus, OcrModel
+from devkit import synthetic
+from idp.contract import names
+from idp.contract.job_record import JobRecord
+from idp.contract.names import JobStatus, OcrModel
 from tests.local_runs import wait_for
 from tests.reliability.conftest import (
     MAX_INPUT_BYTES,

@@ -17,9 +17,9 @@ from urllib.parse import quote_plus
 
 import pytest
 
-from idp import names
-from idp.job_record import JobRecord
-from idp.topology import Function
+from idp.contract import names
+from idp.contract.job_record import JobRecord
+from idp.contract.topology import Function
 from tests.local_runs import wait_for
 from tests.reliability.conftest import (
     VISIBILITY_TIMEOUT_S,

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from idp import names
-from idp.job_record import JobRecord
-from idp.local.faults import Faults
-from idp.local.pipeline import LocalPipeline
-from idp.names import JobStatus, OcrModel
-from idp.synthetic import encode_pages, pdf_pages, render_page, sample_lines
-from idp.textmetrics import character_error_rate
+from devkit.local.faults import Faults
+from devkit.local.pipeline import LocalPipeline
+from devkit.synthetic import encode_pages, pdf_pages, render_page, sample_lines
+from devkit.textmetrics import character_error_rate
+from idp.contract import names
+from idp.contract.job_record import JobRecord
+from idp.contract.names import JobStatus, OcrModel
 from tests.local_runs import running_pipeline
 from tests.pdftext import pdf_text, read_pages
 

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from idp.job_record import JobRecord
-from idp.local.faults import Faults
-from idp.local.pipeline import LocalPipeline
-from idp.local.runtime import LocalRuntime
-from idp.names import JobStatus, OcrModel
-from idp.synthetic import encode, render_page, sample_lines
-from idp.textmetrics import character_error_rate
+from devkit.local.faults import Faults
+from devkit.local.pipeline import LocalPipeline
+from devkit.local.runtime import LocalRuntime
+from devkit.synthetic import encode, render_page, sample_lines
+from devkit.textmetrics import character_error_rate
+from idp.contract.job_record import JobRecord
+from idp.contract.names import JobStatus, OcrModel
 from tests.local_runs import running_pipeline
 
 pytestmark = pytest.mark.ocr

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from idp.names import JobStatus
+from idp.contract.names import JobStatus
 from tests.reliability.conftest import Reliability, good_page_png
 
 

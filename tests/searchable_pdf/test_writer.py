@@ -12,9 +12,9 @@ from PIL import Image, ImageChops
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import ArrayObject, DictionaryObject, NameObject
 
-from idp import synthetic
-from idp.results import Block, Line, PageResult, Quad
-from idp.searchable_pdf import concatenate_pdfs, write_searchable_pdf
+from devkit import synthetic
+from idp.contract.results import Block, Line, PageResult, Quad
+from idp.document.searchable_pdf import concatenate_pdfs, write_searchable_pdf
 from tests.pdftext import assert_words_in_boxes, pdf_text, read_pages
 
 LINES = ["Invoice 2026-0042 due on 30 November", "Total amount: 1,234.56 EUR"]

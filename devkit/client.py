@@ -1,0 +1,211 @@
+"""A client for a running pipeline, deployed or local: submit documents, read jobs and results.
+
+Used by the `idp` CLI and by the local runner; it speaks only the pipeline's public contract
+(the job queue, the input and results buckets, the status table).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from idp.aws.errors import is_missing_object
+from idp.aws.s3 import parse_s3_uri
+from idp.contract import names
+from idp.contract.job_record import JobRecord
+from idp.contract.jobs import JobOptions
+from idp.contract.names import JobStatus, OcrModel, Output
+from idp.contract.topology import scale_in_alarm_name
+from idp.jobstore.store import JobStore
+
+UPLOAD_PREFIX = "uploads/"  # outside input/, so a submitted upload raises no S3 notification
+
+
+@dataclass(frozen=True)
+class PipelineNames:
+    """The resource names a client needs; the VL names are None when VL is not deployed."""
+
+    input_bucket: str
+    results_bucket: str
+    jobs_table: str
+    queue_url: str
+    vl_endpoint: str | None = None
+    vl_scale_in_alarm: str | None = None
+
+    @classmethod
+    def from_stack(cls, cloudformation: Any, stack_name: str = names.STACK_NAME) -> PipelineNames:
+        """Read the names from a deployed stack's outputs (VlEndpointName only when VL is on)."""
+        stack = cloudformation.describe_stacks(StackName=stack_name)["Stacks"][0]
+        outputs = {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
+        vl_endpoint = outputs.get(Output.VL_ENDPOINT)
+        try:
+            return cls(
+                input_bucket=outputs[Output.INPUT_BUCKET],
+                results_bucket=outputs[Output.RESULTS_BUCKET],
+                jobs_table=outputs[Output.JOBS_TABLE],
+                queue_url=outputs[Output.JOB_QUEUE_URL],
+                vl_endpoint=vl_endpoint,
+                # The stack names its scale-in alarm after itself (infra/stack.py).
+                vl_scale_in_alarm=scale_in_alarm_name(stack["StackName"]) if vl_endpoint else None,
+            )
+        except KeyError as missing:
+            raise LookupError(f"stack {stack_name} has no output {missing}") from None
+
+
+@dataclass(frozen=True)
+class Submitted:
+    job_id: str
+    file: Path
+    key: str
+
+
+@dataclass(frozen=True)
+class JobProgress:
+    """How far a job has come, from its record (chunk counts only for a fanned-out document)."""
+
+    pages_done: int
+    pages_total: int | None
+    chunks_done: int | None = None
+    chunks_total: int | None = None
+
+    @classmethod
+    def of(cls, record: JobRecord) -> JobProgress:
+        # pages_done counts finished chunks exactly; page_progress adds the pages read so far
+        # by chunks still running (advisory), so a bar moves page by page.
+        committed = int(record.get("pages_done") or 0)
+        reading = sum(int(v) for v in (record.get("page_progress") or {}).values())
+        total = record.get("pages_total") or record.get("page_count")
+        return cls(
+            pages_done=max(committed, reading),
+            pages_total=int(total) if total else None,
+            chunks_done=record.get("chunks_done"),
+            chunks_total=record.get("chunks_total"),
+        )
+
+    def describe(self) -> str:
+        """`37/250 pages, 3/25 chunks` (what is known of it)."""
+        if self.pages_total is None:
+            return ""
+        text = f"{self.pages_done}/{self.pages_total}"
+        if self.chunks_total:
+            text += f" ({self.chunks_done or 0}/{self.chunks_total} chunks)"
+        return text
+
+
+class PipelineClient:
+    def __init__(self, *, s3: Any, sqs: Any, table: Any, pipeline: PipelineNames) -> None:
+        self._s3 = s3
+        self._sqs = sqs
+        self.store = JobStore(table)
+        self.names = pipeline
+
+    def submit(
+        self,
+        file: Path,
+        *,
+        model: OcrModel,
+        lang: str = names.DEFAULT_LANGUAGE,
+        options: JobOptions | None = None,
+    ) -> Submitted:
+        """Upload a document and send its job message; returns the job id to follow."""
+        job_id = uuid.uuid4().hex
+        key = f"{UPLOAD_PREFIX}{job_id}/{file.name}"
+        self._s3.upload_file(str(file), self.names.input_bucket, key)
+        message: dict[str, Any] = {
+            "bucket": self.names.input_bucket,
+            "key": key,
+            "model": model.value,
+            "lang": lang,
+            "job_id": job_id,
+        }
+        if options is not None:
+            message["options"] = options.model_dump(mode="json")
+        self._sqs.send_message(QueueUrl=self.names.queue_url, MessageBody=json.dumps(message))
+        return Submitted(job_id=job_id, file=file, key=key)
+
+    def job(self, job_id: str) -> JobRecord | None:
+        return self.store.get(job_id)
+
+    def jobs(self, *, status: JobStatus | None = None, since: str | None = None) -> list[JobRecord]:
+        if status is not None:
+            return list(self.store.list_by_status(status, since=since))
+        return self.store.list_all(since=since)
+
+    def wait(
+        self,
+        job_ids: Iterable[str],
+        *,
+        timeout_s: float,
+        poll_s: float = 0.5,
+        on_change: Callable[[str, JobRecord], None] | None = None,
+        on_poll: Callable[[str, JobRecord], None] | None = None,
+    ) -> dict[str, JobRecord | None]:
+        """Poll until every job is terminal or the timeout passes; returns the last records.
+
+        `on_change` hears each status change, `on_poll` every record read (progress bars).
+        """
+        pending = list(job_ids)
+        seen: dict[str, JobRecord | None] = dict.fromkeys(pending)
+        deadline = time.monotonic() + timeout_s
+        while pending and time.monotonic() < deadline:
+            for job_id in list(pending):
+                record = self.store.get(job_id)
+                previous = seen.get(job_id)
+                if record is None:
+                    continue
+                changed = previous is None or previous.get("status") != record.get("status")
+                if changed and on_change:
+                    on_change(job_id, record)
+                if on_poll:
+                    on_poll(job_id, record)
+                seen[job_id] = record
+                if record and JobStatus(record["status"]).is_terminal:
+                    pending.remove(job_id)
+            if pending:
+                time.sleep(poll_s)
+        return seen
+
+    def result_document(self, job_id: str) -> dict[str, Any]:
+        record = self.store.get(job_id)
+        if record is None:
+            raise LookupError(f"no job {job_id}")
+        uri = record.get("result_uri")
+        if not uri:
+            raise LookupError(f"job {job_id} has no result (status {record.get('status')})")
+        bucket, key = parse_s3_uri(str(uri))
+        body = self._s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+        document: dict[str, Any] = json.loads(body)
+        return document
+
+    def download_result(self, job_id: str, out_dir: Path) -> Path:
+        """Save result.json (and result.md, result.pdf when there are) under out_dir/<job_id>/."""
+        record = self.store.get(job_id)
+        if record is None or not record.get("result_uri"):
+            raise LookupError(f"job {job_id} has no result")
+        target = out_dir / job_id
+        target.mkdir(parents=True, exist_ok=True)
+        bucket, key = parse_s3_uri(str(record["result_uri"]))
+        json_path = target / names.RESULT_JSON
+        self._s3.download_file(bucket, key, str(json_path))
+        # result.md exists only for layout models, result.pdf unless the job turned it off.
+        for name in (names.RESULT_MD, names.RESULT_PDF):
+            try:
+                self._s3.download_file(
+                    bucket, key.rsplit("/", 1)[0] + "/" + name, str(target / name)
+                )
+            except ClientError as exc:
+                if not is_missing_object(exc):
+                    raise
+        return json_path
+
+    def input_bytes(self, record: JobRecord) -> bytes:
+        body = self._s3.get_object(Bucket=record["input_bucket"], Key=record["input_key"])["Body"]
+        data: bytes = body.read()
+        return data

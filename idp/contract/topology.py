@@ -1,0 +1,122 @@
+"""How the pipeline's functions and topics are wired: read by the CDK stack and the local runtime.
+
+The stack and the local runtime both build from these specs, so the local run cannot drift from
+the deployed infrastructure (tests compare the synthesized template against them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from idp.contract import names
+from idp.contract.names import Env, Service
+
+
+class Topic(StrEnum):
+    """SNS topics of the stack (the value is the construct id and the local topic suffix)."""
+
+    SUCCESS = "VlSuccessTopic"
+    ERROR = "ErrorTopic"
+    SCALE_IN = "ScaleInTopic"
+
+
+class Function(StrEnum):
+    INVOKER = "Invoker"
+    PROCESSOR = "OcrProcessor"
+    COMPLETION = "CompletionHandler"
+    SCALE_IN = "ScaleInHandler"
+    SWEEPER = "StaleJobSweeper"
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    handler: str  # module path + function, as Lambda's Handler / the image CMD
+    service: Service
+    memory_mb: int
+    timeout_seconds: int
+    env: tuple[Env, ...]  # environment variables the function reads
+    topics: tuple[Topic, ...] = ()  # SNS topics the function is subscribed to
+    schedule_minutes: int | None = None  # run on a schedule (EventBridge rule)
+
+
+# Powertools' service name and metrics namespace, which every function reads; and what every
+# function that works on a job reads: the status table, the input and results buckets.
+_POWERTOOLS_ENV: Final = (Env.POWERTOOLS_SERVICE_NAME, Env.POWERTOOLS_METRICS_NAMESPACE)
+_JOB_ENV: Final = (Env.JOBS_TABLE, Env.INPUT_BUCKET, Env.RESULTS_BUCKET, *_POWERTOOLS_ENV)
+
+FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
+    Function.INVOKER: FunctionSpec(
+        handler="lambdas.invoker.handler.lambda_handler",
+        service=Service.INVOKER,
+        memory_mb=names.INVOKER_MEMORY_MB,
+        timeout_seconds=names.INVOKER_TIMEOUT_SECONDS,
+        env=(
+            # No results bucket: the invoker never reads a document nor writes a result.
+            Env.JOBS_TABLE,
+            Env.INPUT_BUCKET,
+            *_POWERTOOLS_ENV,
+            Env.PROCESSOR_FUNCTION,
+            Env.VL_ENABLED,
+            Env.VL_ENDPOINT_NAME,
+            Env.VL_VARIANT_NAME,
+            Env.VL_SCALE_IN_ALARM_NAME,
+            Env.MAX_INPUT_BYTES,
+            Env.DISPATCH_LEASE_SECONDS,
+        ),
+    ),
+    Function.PROCESSOR: FunctionSpec(
+        handler="ocr_processor_image.handler.lambda_handler",
+        service=Service.PROCESSOR,
+        memory_mb=names.PROCESSOR_MEMORY_MB,
+        timeout_seconds=names.PROCESSOR_TIMEOUT_SECONDS,
+        env=(
+            *_JOB_ENV,
+            Env.MODEL_CACHE_BUCKET,
+            Env.MAX_PAGES,
+            Env.MAX_INPUT_BYTES,
+            Env.CHUNK_PAGES,
+            Env.ALLOW_HUB_DOWNLOAD,
+            Env.VL_ENDPOINT_NAME,
+        ),
+    ),
+    Function.COMPLETION: FunctionSpec(
+        handler="lambdas.completion.handler.lambda_handler",
+        service=Service.COMPLETION,
+        memory_mb=names.COMPLETION_MEMORY_MB,
+        timeout_seconds=names.COMPLETION_TIMEOUT_SECONDS,
+        env=(*_JOB_ENV, Env.PROCESSOR_FUNCTION),
+        topics=(Topic.SUCCESS, Topic.ERROR),
+    ),
+    Function.SCALE_IN: FunctionSpec(
+        handler="lambdas.scale_in.handler.lambda_handler",
+        service=Service.SCALE_IN,
+        memory_mb=names.SCALE_IN_MEMORY_MB,
+        timeout_seconds=names.SCALE_IN_TIMEOUT_SECONDS,
+        env=(Env.VL_ENDPOINT_NAME, Env.VL_VARIANT_NAME, *_POWERTOOLS_ENV),
+        topics=(Topic.SCALE_IN,),
+    ),
+    Function.SWEEPER: FunctionSpec(
+        handler="lambdas.sweeper.handler.lambda_handler",
+        service=Service.SWEEPER,
+        memory_mb=names.SWEEPER_MEMORY_MB,
+        timeout_seconds=names.SWEEPER_TIMEOUT_SECONDS,
+        env=(
+            Env.JOBS_TABLE,
+            Env.STALE_PROCESSING_SECONDS,
+            Env.STALE_QUEUED_SECONDS,
+            *_POWERTOOLS_ENV,
+        ),
+        schedule_minutes=names.SWEEPER_SCHEDULE_MINUTES,
+    ),
+}
+
+# The processor's async-invoke failures go to this topic as Lambda destination records.
+PROCESSOR_ON_FAILURE_TOPIC: Final = Topic.ERROR
+SCALE_IN_ALARM_NAME_SUFFIX: Final = "vl-backlog-idle"
+
+
+def scale_in_alarm_name(prefix: str) -> str:
+    """The VL endpoint's idle alarm, named after its stack (or the local run's prefix)."""
+    return f"{prefix}-{SCALE_IN_ALARM_NAME_SUFFIX}"

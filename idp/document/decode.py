@@ -1,0 +1,379 @@
+"""Decode an input document into page images: media type by magic bytes, then rasterize.
+
+Every way a user's file can be unusable ends here as a typed JobError (empty, unsupported,
+corrupt, encrypted, no pages, too many pages, too large), before any OCR work is spent on it.
+Pages are produced one at a time so a long document never holds more than one page in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import re
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from idp.contract import names
+from idp.contract.errors import (
+    CorruptDocument,
+    EncryptedDocument,
+    ImageTooLarge,
+    NoPages,
+    TooManyPages,
+)
+from idp.contract.lifetime import Closing
+from idp.contract.names import MediaType
+from idp.document.media_types import detect_media_type
+
+__all__ = ["Document", "DocumentFacts", "PageImage", "detect_media_type", "open_document"]
+
+# A PDF's end-of-file marker may be followed by a little trailing junk.
+_PDF_TRAILER_WINDOW: Final = 4096
+
+_PDF_ENCRYPT_RE: Final = re.compile(rb"/Encrypt\s*(?:\d+\s+\d+\s+R|<<)")
+_PDF_EMPTY_TREE_RE: Final = re.compile(rb"/Count\s+0(?![\d.])")
+_PDF_PAGES_RE: Final = re.compile(rb"/Count\s+[1-9]")
+
+_DECODE_ERRORS: Final = (
+    OSError,
+    ValueError,
+    SyntaxError,
+    EOFError,
+    IndexError,
+    KeyError,
+    TypeError,
+    Image.DecompressionBombError,
+)
+
+
+@dataclass(frozen=True)
+class PageImage:
+    """One rasterized page: RGB uint8 pixels (H×W×3), 1-based page number."""
+
+    page: int
+    pixels: npt.NDArray[np.uint8]
+
+    @property
+    def width(self) -> int:
+        return int(self.pixels.shape[1])
+
+    @property
+    def height(self) -> int:
+        return int(self.pixels.shape[0])
+
+
+@dataclass(frozen=True)
+class DocumentFacts:
+    """What was learned about the input before any page is rendered."""
+
+    media_type: MediaType
+    page_count: int
+
+
+class Document(Closing):
+    """An opened input document whose pages are rasterized lazily, one at a time.
+
+    Use as a context manager; `pages()` yields RGB PageImages with 1-based page numbers.
+    """
+
+    def __init__(
+        self,
+        data: bytes,
+        *,
+        pdf_scale: float = names.DEFAULT_PDF_SCALE,
+        max_pages: int = names.DEFAULT_MAX_PAGES,
+        max_pixels: int = names.MAX_IMAGE_PIXELS,
+        page_offset: int = 0,
+    ) -> None:
+        self.media_type = detect_media_type(data)
+        self._data = data
+        # A chunk's own PDF holds pages first..last of a larger document: its page 1 is page
+        # `page_offset + 1` there, and pages and errors are numbered as in that document.
+        self._page_offset = page_offset
+        self._pdf_scale = pdf_scale
+        self._max_pixels = max_pixels
+        self._pdf: Any = None  # pypdfium2.PdfDocument (the package ships no type hints)
+        self._image: Image.Image | None = None
+        try:
+            if self.media_type is MediaType.PDF:
+                self.page_count = self._open_pdf()
+            else:
+                self.page_count = self._open_image()
+        except BaseException:
+            self.close()
+            raise
+        if self.page_count < 1:
+            self.close()
+            raise NoPages(f"the {_label(self.media_type)} has no pages")
+        if self.page_count > max_pages:
+            self.close()
+            raise TooManyPages(
+                f"the {_label(self.media_type)} has {self.page_count} pages; "
+                f"the limit is {max_pages} (setting {names.Env.MAX_PAGES.value})"
+            )
+
+    @property
+    def facts(self) -> DocumentFacts:
+        return DocumentFacts(media_type=self.media_type, page_count=self.page_count)
+
+    def pages(self, first: int = 1, last: int | None = None) -> Iterator[PageImage]:
+        """Yield pages `first`..`last` (1-based, inclusive; default all) as RGB pixels, in
+        order; only the current page is held."""
+        stop = self.page_count if last is None else min(last, self.page_count)
+        for index in range(max(first, 1) - 1, stop):
+            yield self.page_image(index + 1)
+
+    def page_image(self, number: int) -> PageImage:
+        """Page `number` (1-based, of this file) as RGB pixels."""
+        index = number - 1
+        if self._pdf is not None:
+            pixels = self._render_pdf_page(index)
+        else:
+            pixels = self._decode_image_frame(index)
+        return PageImage(page=self._page_offset + number, pixels=pixels)
+
+    def page_number(self, number: int) -> int:
+        """Page `number` of this file as numbered in the whole document (a chunk's offset)."""
+        return self._page_offset + number
+
+    @contextlib.contextmanager
+    def pdf_page(self, number: int) -> Iterator[Any]:
+        """Page `number` (1-based, of this file) as a pypdfium2 PdfPage, closed on exit."""
+        page = self._load_pdf_page(number - 1)
+        try:
+            # A page read from its layer is held to the same size limit as a rendered one.
+            self._rendered_size(page, self.page_number(number))
+            yield page
+        finally:
+            page.close()
+
+    def extract_pdf_pages(self, first: int, last: int) -> bytes:
+        """A new PDF of pages `first`..`last` (1-based, inclusive), copied without rendering."""
+        pdfium = _pdfium()
+
+        pdf = self._opened_pdf()
+        part = pdfium.PdfDocument.new()
+        try:
+            part.import_pages(pdf, pages=list(range(first - 1, last)))
+            buffer = io.BytesIO()
+            part.save(buffer)
+        finally:
+            part.close()
+        return buffer.getvalue()
+
+    # -- PDF -------------------------------------------------------------------------------------
+    def _open_pdf(self) -> int:
+        pdfium = _pdfium()
+
+        if b"%%EOF" not in self._data[-_PDF_TRAILER_WINDOW:]:
+            raise CorruptDocument(
+                "the PDF has no end-of-file marker (%%EOF): the file looks truncated or damaged"
+            )
+        try:
+            pdf = pdfium.PdfDocument(self._data)
+        except pdfium.PdfiumError as exc:
+            # PDFium's error code can be stale (it is not reset by a failure that sets none,
+            # such as an empty page tree), so the file itself decides between the causes.
+            if _PDF_ENCRYPT_RE.search(self._data):
+                raise EncryptedDocument(
+                    "the PDF is encrypted and needs a password to open; upload it unprotected"
+                ) from None
+            if _PDF_EMPTY_TREE_RE.search(self._data) and not _PDF_PAGES_RE.search(self._data):
+                return 0
+            raise CorruptDocument(f"the PDF cannot be read: {exc}") from None
+        self._pdf = pdf
+        # Filled-in form fields render with the page; a form that fails to load is optional.
+        with contextlib.suppress(pdfium.PdfiumError):
+            pdf.init_forms()
+        return len(pdf)
+
+    def _opened_pdf(self) -> Any:
+        """The open pypdfium2 PdfDocument; TypeError for an image, or once closed."""
+        if self._pdf is None:
+            raise TypeError(f"the {_label(self.media_type)} has no open PDF pages")
+        return self._pdf
+
+    def _load_pdf_page(self, index: int) -> Any:
+        """The PdfPage at 0-based `index` (the caller closes it); CorruptDocument if unloadable."""
+        pdf = self._opened_pdf()
+        try:
+            return pdf[index]
+        except _pdfium().PdfiumError as exc:
+            number = self.page_number(index + 1)
+            raise CorruptDocument(f"PDF page {number} cannot be loaded: {exc}") from None
+
+    def _render_pdf_page(self, index: int) -> npt.NDArray[np.uint8]:
+        pdfium = _pdfium()
+
+        number = self.page_number(index + 1)
+        page = self._load_pdf_page(index)
+        try:
+            self._rendered_size(page, number)
+            try:
+                bitmap = page.render(scale=self._pdf_scale, rev_byteorder=True)
+            except (pdfium.PdfiumError, ValueError) as exc:
+                raise CorruptDocument(f"PDF page {number} cannot be rendered: {exc}") from None
+            try:
+                pixels = np.array(bitmap.to_numpy()[:, :, :3], dtype=np.uint8, order="C")
+            finally:
+                bitmap.close()
+        finally:
+            page.close()
+        return pixels
+
+    def _rendered_size(self, page: Any, number: int) -> tuple[int, int]:
+        """The page's size rendered at the job's scale; CorruptDocument / ImageTooLarge."""
+        width_pt, height_pt = page.get_size()
+        width = math.ceil(width_pt * self._pdf_scale)
+        height = math.ceil(height_pt * self._pdf_scale)
+        if width < 1 or height < 1:
+            raise CorruptDocument(f"PDF page {number} has an empty page box")
+        self._check_pixels(width, height, f"PDF page {number} rendered at {self._pdf_scale}×")
+        return width, height
+
+    # -- raster images -------------------------------------------------------------------------
+    def _open_image(self) -> int:
+        image = self._open_pil()
+        self._image = image
+        self._check_pixels(image.width, image.height, _label(self.media_type))
+        if self.media_type is MediaType.TIFF:
+            try:
+                return int(getattr(image, "n_frames", 1))
+            except _DECODE_ERRORS as exc:
+                raise CorruptDocument(f"the TIFF page directory cannot be read: {exc}") from None
+        # Animated PNG/WEBP frames are animation, not pages: only the first one is a page.
+        return 1
+
+    def _open_pil(self) -> Image.Image:
+        """Open without decoding pixels: only the header is read, so a bomb costs nothing."""
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", Image.DecompressionBombWarning)
+                return Image.open(io.BytesIO(self._data), formats=[_PIL_FORMATS[self.media_type]])
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+            raise ImageTooLarge(self._bomb_message(_label(self.media_type))) from None
+        except UnidentifiedImageError:
+            raise CorruptDocument(
+                f"the file starts like a {_label(self.media_type)} but cannot be decoded"
+            ) from None
+        except _DECODE_ERRORS as exc:
+            raise CorruptDocument(
+                f"the {_label(self.media_type)} header cannot be read: {exc}"
+            ) from None
+
+    def _decode_image_frame(self, index: int) -> npt.NDArray[np.uint8]:
+        image = self._image
+        if image is None:
+            raise TypeError(f"the {_label(self.media_type)} has no open image")
+        label = _label(self.media_type)
+        number = self._page_offset + index + 1
+        where = f"{label} page {number}" if self.page_count > 1 or number > 1 else label
+        try:
+            if index:
+                image.seek(index)
+            # Frames of a TIFF may differ in size: check each before decoding it.
+            self._check_pixels(image.width, image.height, where)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", Image.DecompressionBombWarning)
+                image.load()
+                # Transposing copies the page: only pay for it when EXIF asks for a rotation.
+                upright = (
+                    ImageOps.exif_transpose(image)
+                    if image.getexif().get(_EXIF_ORIENTATION, 1) != 1
+                    else image
+                )
+                rgb = _to_rgb(upright)
+            return np.array(rgb, dtype=np.uint8)  # one writable, C-ordered copy
+        except ImageTooLarge:
+            raise
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+            raise ImageTooLarge(self._bomb_message(where)) from None
+        except _DECODE_ERRORS as exc:
+            raise CorruptDocument(
+                f"the {where} cannot be decoded (truncated or damaged): {exc}"
+            ) from None
+
+    def _bomb_message(self, what: str) -> str:
+        # Pillow's own text quotes its limit, not ours: say what the pipeline accepts.
+        return (
+            f"the {what} is too large to decode safely: it declares more pixels than the "
+            f"{self._max_pixels / 1e6:.0f} MP a page may have (a possible decompression bomb)"
+        )
+
+    def _check_pixels(self, width: int, height: int, what: str) -> None:
+        if width * height > self._max_pixels:
+            raise ImageTooLarge(
+                f"the {what} is {width}×{height} pixels ({width * height / 1e6:.0f} MP); "
+                f"the limit is {self._max_pixels / 1e6:.0f} MP per page"
+            )
+
+    # -- lifetime ----------------------------------------------------------------------------------
+    def close(self) -> None:
+        if self._pdf is not None:
+            self._pdf.close()
+            self._pdf = None
+        if self._image is not None:
+            self._image.close()
+            self._image = None
+
+
+# Open bytes as a document: raises the JobError that says why they cannot be used.
+open_document = Document
+
+
+_PIL_FORMATS: Final[dict[MediaType, str]] = {
+    MediaType.PNG: "PNG",
+    MediaType.JPEG: "JPEG",
+    MediaType.TIFF: "TIFF",
+    MediaType.BMP: "BMP",
+    MediaType.WEBP: "WEBP",
+}
+
+_LABELS: Final[dict[MediaType, str]] = {
+    MediaType.PDF: "PDF",
+    MediaType.PNG: "PNG image",
+    MediaType.JPEG: "JPEG image",
+    MediaType.TIFF: "TIFF image",
+    MediaType.BMP: "BMP image",
+    MediaType.WEBP: "WEBP image",
+}
+
+
+def _pdfium() -> Any:
+    import pypdfium2  # type: ignore[import-untyped]
+
+    return pypdfium2
+
+
+def _label(media_type: MediaType) -> str:
+    return _LABELS[media_type]
+
+
+_EXIF_ORIENTATION: Final = 0x0112
+
+
+def _to_rgb(image: Image.Image) -> Image.Image:
+    """RGB with transparency flattened onto white (a transparent scan is white paper)."""
+    has_alpha = image.mode in ("RGBA", "LA", "PA") or (
+        image.mode == "P" and "transparency" in image.info
+    )
+    if has_alpha:
+        rgba = image.convert("RGBA")
+        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        return Image.alpha_composite(background, rgba).convert("RGB")
+    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
+        # 16-bit grey: scale to 8 bits rather than clip.
+        array = np.asarray(image, dtype=np.uint32)
+        peak = int(array.max()) or 1
+        grey = (array * 255 // max(peak, 255)).astype(np.uint8)
+        return Image.fromarray(grey).convert("RGB")
+    if image.mode != "RGB":
+        return image.convert("RGB")
+    return image

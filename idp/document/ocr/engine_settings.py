@@ -1,0 +1,79 @@
+"""How the CPU engines run (EngineSettings), and the inference backend they run on."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from idp.document.ocr.onnx_export import ONNX_FILE
+
+InferenceBackend = Literal["paddle", "onnxruntime"]
+
+ModelDirs = Mapping[str, tuple[str, Path]]
+"""{pipeline role: (model name, local model dir)}."""
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """How the CPU engines run: deployment tuning, not part of a job's identity.
+
+    Defaults are tuned for a 2-vCPU Lambda-sized CPU (see benchmarks/processor.py).
+    """
+
+    variant: Literal["mobile", "server"] = "mobile"
+    device: str = "cpu"
+    # "auto": ONNX Runtime when it is installed and every model dir carries inference.onnx
+    # (same weights, exported by paddle2onnx): it starts without importing paddle and runs
+    # PP-OCRv5 faster on CPU. Otherwise Paddle Inference with oneDNN.
+    runtime: Literal["auto", "paddle", "onnxruntime"] = "auto"
+    cpu_threads: int = 2
+    enable_mkldnn: bool = True
+    mkldnn_cache_capacity: int = 10
+    # Detection input: the longer page side is scaled to at most this many pixels. PaddleOCR's
+    # default ("min" 64) runs detection on the full page: 4-5× the work at 144 dpi, same text.
+    det_limit_type: Literal["max", "min"] = "max"
+    det_limit_side_len: int = 1280
+    # None: per runtime (ONNX Runtime 1: wide text lines batched together run slower per
+    # line on CPU; Paddle 6, the library default).
+    rec_batch_size: int | None = None
+    # PP-StructureV3 parts. Formula recognition (PP-FormulaNet_plus-L) is off on CPU: it is
+    # by far the slowest sub-model and most business documents carry no formulas.
+    use_table_recognition: bool = True
+    use_formula_recognition: bool = False
+    use_region_detection: bool = True
+
+    def runtime_kwargs(self, runtime: InferenceBackend) -> dict[str, Any]:
+        """The library's common arguments (device, inference engine, threads)."""
+        if runtime == "onnxruntime":
+            return {
+                "device": self.device,
+                "engine": "onnxruntime",
+                "engine_config": {
+                    "intra_op_num_threads": self.cpu_threads,
+                    "inter_op_num_threads": 1,
+                },
+            }
+        return {
+            "device": self.device,
+            "cpu_threads": self.cpu_threads,
+            "enable_mkldnn": self.enable_mkldnn,
+            "mkldnn_cache_capacity": self.mkldnn_cache_capacity,
+        }
+
+    def rec_batch_for(self, runtime: InferenceBackend) -> int:
+        if self.rec_batch_size is not None:
+            return self.rec_batch_size
+        return 1 if runtime == "onnxruntime" else 6
+
+
+def choose_runtime(settings: EngineSettings, model_dirs: ModelDirs) -> InferenceBackend:
+    """The inference backend for an engine over these model dirs (see EngineSettings.runtime)."""
+    if settings.runtime != "auto":
+        return settings.runtime
+    has_onnx = all((path / ONNX_FILE).is_file() for _, path in model_dirs.values())
+    if has_onnx and importlib.util.find_spec("onnxruntime") is not None:
+        return "onnxruntime"
+    return "paddle"

@@ -1,0 +1,282 @@
+"""The model cache: resolve a PaddleOCR model name to a local model directory.
+
+Order: unpacked locally (baked into the image or left by an earlier invocation in /tmp) →
+archive `models/<name>.tar.gz` in the model-cache bucket (sha256-verified, safely unpacked) →
+PaddleX's own hub download, only where allowed, uploaded back so the next cold start skips
+the hub. A model found nowhere fails fast with MODEL_UNAVAILABLE naming it.
+
+Archives carry an ONNX export of the same weights (idp.document.ocr.onnx_export) so the
+processor can run them on ONNX Runtime. `idp models import-dir|sync|add-onnx` fill the cache by
+hand.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from botocore.exceptions import ClientError
+
+from idp.aws.errors import is_missing_object
+from idp.contract import names
+from idp.contract.errors import ModelUnavailable
+from idp.document.ocr.catalogue import DEFAULT_SYNC_MODELS
+from idp.document.ocr.model_archives import (
+    COMPLETE_MARKER,
+    pack_model_dir,
+    safe_extract,
+    sha256_file,
+)
+from idp.document.ocr.onnx_export import ONNX_FILE, export_onnx, onnx_export_available
+
+if TYPE_CHECKING:
+    from mypy_boto3_s3 import S3Client
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_LOCAL_ROOT: Final = Path("/tmp/models")  # noqa: S108 - Lambda's only writable disk
+SHA256_METADATA_KEY: Final = "sha256"  # x-amz-meta-sha256 on the archive object
+SHA256_SIDECAR_SUFFIX: Final = ".sha256"  # or models/<name>.tar.gz.sha256 next to it
+
+
+def archive_key(model_name: str) -> str:
+    return f"{names.MODEL_CACHE_PREFIX}{model_name}.tar.gz"
+
+
+def is_model_dir(path: Path) -> bool:
+    """A directory PaddleX can load: a config plus weights in one of its formats."""
+    if not path.is_dir():
+        return False
+    has_config = (path / "inference.yml").is_file() or (path / "config.json").is_file()
+    has_weights = any(
+        (path / name).is_file() for name in ("inference.pdiparams", ONNX_FILE, "model.safetensors")
+    ) or any(path.glob("*.safetensors"))
+    return has_config and has_weights
+
+
+def _validate_model_name(model_name: str) -> None:
+    # Model names become paths and S3 keys: keep them to PaddleX's own alphabet.
+    allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+    if not model_name or not set(model_name) <= allowed or model_name.startswith("."):
+        raise ValueError(f"invalid model name {model_name!r}")
+
+
+HubDownloader = Callable[[str], Path]
+
+
+def paddlex_hub_download(model_name: str) -> Path:
+    """Let PaddleX download an official model by name (needs network to its model hosters)."""
+    from paddlex.inference.utils.official_models import official_models
+
+    return Path(official_models[model_name])
+
+
+class ModelCache:
+    """Resolves model names to local dirs; takes its S3 client, creates none.
+
+    `search_roots` are read-only places checked first (e.g. models baked into the image);
+    `local_root` is where archives are unpacked (on Lambda: under /tmp).
+    """
+
+    def __init__(
+        self,
+        *,
+        s3: S3Client | None,
+        bucket: str | None,
+        local_root: Path = DEFAULT_LOCAL_ROOT,
+        search_roots: Sequence[Path] = (),
+        allow_hub_download: bool = False,
+        hub_download: HubDownloader = paddlex_hub_download,
+    ) -> None:
+        self._s3 = s3
+        self._bucket = bucket
+        self.local_root = local_root
+        self._search_roots = tuple(search_roots)
+        self._allow_hub = allow_hub_download
+        self._hub_download = hub_download
+        self._lock = threading.Lock()
+
+    # -- resolution ----------------------------------------------------------------------------
+    def fetch(self, model_name: str) -> Path:
+        """The local directory of `model_name`; raises ModelUnavailable when it cannot be had."""
+        _validate_model_name(model_name)
+        with self._lock:
+            local = self._find_local(model_name)
+            if local is not None:
+                return local
+            cached = self._fetch_from_bucket(model_name)
+            if cached is not None:
+                return cached
+            if self._allow_hub:
+                return self._fetch_from_hub(model_name)
+            where = (
+                f"s3://{self._bucket}/{archive_key(model_name)}"
+                if self._bucket
+                else "the model cache (no bucket configured)"
+            )
+            raise ModelUnavailable(
+                f"model {model_name} is not available: not under {self.local_root}, not in "
+                f"{where}, and hub downloads are off ({names.Env.ALLOW_HUB_DOWNLOAD.value}=false). "
+                "Fill the cache with `idp models sync --bucket BUCKET` on a connected machine "
+                "or `idp models import-dir NAME DIR --bucket BUCKET` for a local model directory."
+            )
+
+    def _find_local(self, model_name: str) -> Path | None:
+        for root in self._search_roots:
+            if is_model_dir(root / model_name):
+                return root / model_name
+        target = self.local_root / model_name
+        if (target / COMPLETE_MARKER).is_file() and is_model_dir(target):
+            return target
+        return None
+
+    def _fetch_from_bucket(self, model_name: str) -> Path | None:
+        if self._s3 is None or not self._bucket:
+            return None
+        key = archive_key(model_name)
+        try:
+            head = self._s3.head_object(Bucket=self._bucket, Key=key)
+        except ClientError as exc:
+            if is_missing_object(exc):
+                return None
+            raise
+        recorded = head.get("Metadata", {}).get(SHA256_METADATA_KEY)
+        expected = recorded or _sidecar_digest(self._s3, self._bucket, key)
+        if not expected:
+            raise ModelUnavailable(
+                f"model {model_name}: s3://{self._bucket}/{key} carries no sha256 "
+                f"(object metadata '{SHA256_METADATA_KEY}' or a '{SHA256_SIDECAR_SUFFIX}' "
+                "sidecar); re-upload it with `idp models import-dir`"
+            )
+        self.local_root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=self.local_root, prefix=".fetch-") as tmp:
+            archive = Path(tmp) / "model.tar.gz"
+            self._s3.download_file(self._bucket, key, str(archive))
+            actual = sha256_file(archive)
+            if actual != expected.strip().lower():
+                raise ModelUnavailable(
+                    f"model {model_name}: s3://{self._bucket}/{key} failed verification "
+                    f"(sha256 {actual}, expected {expected}); re-import it"
+                )
+            staging = Path(tmp) / "unpacked"
+            safe_extract(archive, staging)
+            source = staging / model_name if (staging / model_name).is_dir() else staging
+            if not is_model_dir(source):
+                raise ModelUnavailable(
+                    f"model {model_name}: s3://{self._bucket}/{key} holds no model directory "
+                    "(inference.yml + weights)"
+                )
+            (source / COMPLETE_MARKER).write_text(actual)
+            return self._install(source, model_name)
+
+    def _fetch_from_hub(self, model_name: str) -> Path:
+        try:
+            downloaded = self._hub_download(model_name)
+        except Exception as exc:  # any hub failure means "unavailable"
+            raise ModelUnavailable(
+                f"model {model_name} is not in the model cache and the hub download failed: {exc}"
+            ) from exc
+        if not is_model_dir(downloaded):
+            raise ModelUnavailable(
+                f"model {model_name}: the hub download at {downloaded} is not a model directory"
+            )
+        if self._s3 is not None and self._bucket:
+            try:
+                self.import_dir(model_name, downloaded)
+            except (ClientError, OSError) as exc:
+                # The job can still run; only the next cold start loses the shortcut.
+                logger.warning("could not upload %s to the model cache: %s", model_name, exc)
+        return downloaded
+
+    def _install(self, source: Path, model_name: str) -> Path:
+        target = self.local_root / model_name
+        if target.exists():
+            shutil.rmtree(target)  # an incomplete earlier attempt (no marker)
+        os.replace(source, target)
+        return target
+
+    # -- filling the cache -------------------------------------------------------------------
+    def has_archive(self, model_name: str) -> bool:
+        if self._s3 is None or not self._bucket:
+            return False
+        try:
+            self._s3.head_object(Bucket=self._bucket, Key=archive_key(model_name))
+        except ClientError as exc:
+            if is_missing_object(exc):
+                return False
+            raise
+        return True
+
+    def import_dir(self, model_name: str, path: Path, *, add_onnx: bool = True) -> str:
+        """Pack a local model dir as models/<name>.tar.gz into the bucket; returns its sha256.
+
+        With `add_onnx`, a Paddle model without inference.onnx is exported first when
+        paddle2onnx is installed: into the dir itself, so it is done once, or into a copy when
+        the dir is read-only. If the export fails the archive goes without it.
+        """
+        _validate_model_name(model_name)
+        if self._s3 is None or not self._bucket:
+            raise ValueError("import_dir needs an S3 client and a model-cache bucket")
+        if not is_model_dir(path):
+            raise ValueError(f"{path} is not a model directory (inference.yml + weights)")
+        with tempfile.TemporaryDirectory(prefix="idp-model-") as tmp:
+            source = path
+            if add_onnx and not (path / ONNX_FILE).is_file() and onnx_export_available():
+                if not os.access(path, os.W_OK):
+                    source = Path(tmp) / "staging" / model_name
+                    shutil.copytree(path, source, symlinks=False)
+                export_onnx(source)
+            archive = Path(tmp) / f"{model_name}.tar.gz"
+            pack_model_dir(source, model_name, archive)
+            digest = sha256_file(archive)
+            self._s3.upload_file(
+                str(archive),
+                self._bucket,
+                archive_key(model_name),
+                ExtraArgs={
+                    "Metadata": {SHA256_METADATA_KEY: digest},
+                    "ContentType": "application/gzip",
+                },
+            )
+        logger.info(
+            "imported %s into s3://%s/%s", model_name, self._bucket, archive_key(model_name)
+        )
+        return digest
+
+
+def _sidecar_digest(s3: S3Client, bucket: str, key: str) -> str | None:
+    """The sha256 in a `<archive>.sha256` sidecar object (sha256sum's format), if there is one."""
+    try:
+        body = s3.get_object(Bucket=bucket, Key=key + SHA256_SIDECAR_SUFFIX)
+    except ClientError as exc:
+        if is_missing_object(exc):
+            return None
+        raise
+    text = body["Body"].read().decode("ascii", "replace").strip()
+    return text.split()[0] if text else None
+
+
+def sync(
+    cache: ModelCache,
+    model_names: Iterable[str] = DEFAULT_SYNC_MODELS,
+    *,
+    hub_download: HubDownloader = paddlex_hub_download,
+) -> dict[str, str]:
+    """On a connected machine: download each official model with PaddleX and import it.
+
+    Returns {model name: archive sha256}. Models already in the bucket are skipped.
+    """
+    imported: dict[str, str] = {}
+    for model_name in model_names:
+        if cache.has_archive(model_name):
+            logger.info("%s is already in the model cache", model_name)
+            continue
+        path = hub_download(model_name)
+        imported[model_name] = cache.import_dir(model_name, path)
+    return imported

@@ -1,0 +1,92 @@
+"""results/<job_id>/result.json and result.md: the one writer of a job's result files.
+
+Every path to a finished job comes here: a document read in one invocation (its whole
+`OcrResult`), a chunked one (streamed from its partials by idp.flow.chunks, so a long document is
+never held whole), a VL result and a result served from the cache. Both ways write the same
+bytes for the same pages: compact JSON, as pydantic writes an `OcrResult`, and the Markdown of
+layout models beside it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Final
+
+from idp.aws.s3 import s3_uri
+from idp.contract import names
+from idp.contract.results import OcrResult, result_key
+from idp.flow.chunks import ChunkPlan, MergedResult, PartialResult, stream_merged_result
+
+if TYPE_CHECKING:
+    from mypy_boto3_s3 import S3Client
+
+    from idp.contract.jobs import ChunkSpec
+
+JSON_CONTENT_TYPE: Final = "application/json"
+MARKDOWN_CONTENT_TYPE: Final = "text/markdown; charset=utf-8"
+
+
+@dataclass(frozen=True)
+class WrittenResult:
+    """Where a job's result files went."""
+
+    result_uri: str
+    markdown_uri: str | None = None
+
+
+@dataclass(frozen=True)
+class ResultFiles:
+    """A job's result files in the results bucket."""
+
+    s3: S3Client
+    bucket: str
+
+    def write(self, result: OcrResult) -> WrittenResult:
+        """result.json, and result.md when the model yields Markdown."""
+        json_key = result_key(result.job_id)
+        self.s3.put_object(
+            Bucket=self.bucket,
+            Key=json_key,
+            Body=result.model_dump_json().encode(),
+            ContentType=JSON_CONTENT_TYPE,
+        )
+        markdown_uri = None
+        if result.markdown is not None:
+            markdown_key = result_key(result.job_id, names.RESULT_MD)
+            self.s3.put_object(
+                Bucket=self.bucket,
+                Key=markdown_key,
+                Body=result.markdown.encode(),
+                ContentType=MARKDOWN_CONTENT_TYPE,
+            )
+            markdown_uri = s3_uri(self.bucket, markdown_key)
+        return WrittenResult(s3_uri(self.bucket, json_key), markdown_uri)
+
+    def write_merged(
+        self,
+        plan: ChunkPlan,
+        read_part: Callable[[ChunkSpec], PartialResult],
+        *,
+        timings: Callable[[list[dict[str, float]]], dict[str, float]],
+    ) -> tuple[WrittenResult, MergedResult]:
+        """result.json (+ result.md) of a chunked job, streamed from its partials through
+        temporary files: one partial is held at a time."""
+        job_id = plan.job_id
+        with tempfile.TemporaryFile() as result_file, tempfile.TemporaryFile() as markdown_file:
+            merged = stream_merged_result(
+                plan, read_part, result_file, timings=timings, markdown_out=markdown_file
+            )
+            json_key = result_key(job_id)
+            self._upload(result_file, json_key, JSON_CONTENT_TYPE)
+            markdown_uri = None
+            if merged.has_markdown:
+                markdown_key = result_key(job_id, names.RESULT_MD)
+                self._upload(markdown_file, markdown_key, MARKDOWN_CONTENT_TYPE)
+                markdown_uri = s3_uri(self.bucket, markdown_key)
+        return WrittenResult(s3_uri(self.bucket, json_key), markdown_uri), merged
+
+    def _upload(self, file: IO[bytes], key: str, content_type: str) -> None:
+        file.seek(0)
+        self.s3.upload_fileobj(file, self.bucket, key, ExtraArgs={"ContentType": content_type})

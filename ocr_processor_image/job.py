@@ -1,0 +1,232 @@
+"""The OCR processor's logic: every job, from its event to its final status, reads here.
+
+    validate → plan → run its pages → (merge) → write outputs → complete
+
+`run_job` takes a new job through those steps. Where its pages are read is a strategy of the plan
+(`PageRunner`): in this invocation (PP-OCRv5, PP-StructureV3), or at the PaddleOCR-VL endpoint;
+a document longer than one chunk is read in chunks instead, each an invocation of its own, and
+the one that counts the last chunk merges (chunks.py). When pages are read elsewhere the job
+resumes here later: `process_job` sends a chunk's event to chunks.py and the endpoint's result to
+endpoint.py, and both end in the same outputs and completion (outputs.py).
+
+A user's bad input (JobError) ends the job FAILED with its code and returns normally, so
+Lambda does not retry it. Anything else is a fault: it is re-raised so Lambda's async retries
+run, and the on-failure destination ends the job FAILED (PROCESSOR_CRASHED) after the last one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from typing import TYPE_CHECKING
+
+from aws_lambda_powertools import Logger
+
+from idp.contract import names
+from idp.contract.errors import JobError, UnsupportedModel
+from idp.contract.jobs import DispatchedJob, ProcessorTask, validate_language
+from idp.contract.names import Backend, Service
+from idp.contract.results import OcrResult
+from idp.contract.timestamps import ms
+from idp.document.ocr.pipeline import ocr_document
+from idp.document.text_layer.page import text_layer_reader
+from idp.flow.chunks import should_chunk
+from idp.flow.result_cache import ResultCache, cache_key
+from ocr_processor_image import chunks, endpoint
+from ocr_processor_image.outputs import (
+    InputDocument,
+    InvocationOutcome,
+    InvocationStatus,
+    complete_with,
+    fail_job,
+    read_document,
+    write_outputs,
+)
+
+if TYPE_CHECKING:
+    from ocr_processor_image.warm_state import WarmState
+
+
+# A child of the handler's logger: its records carry the job_id the handler appends.
+logger = Logger(service=Service.PROCESSOR.value, child=True)
+
+
+def process_job(
+    job: DispatchedJob,
+    warm: WarmState,
+    *,
+    invocation_id: str | None = None,
+    lease_seconds: float | None = None,
+) -> InvocationOutcome:
+    """Run the step of `job` its event asks for. Re-raises only unexpected faults (for a retry).
+
+    `invocation_id` (the Lambda request id, the same across retries of one async event) and
+    `lease_seconds` (how long this invocation can run) keep a duplicate delivery of the event
+    from working on the job while this invocation still may.
+    """
+    invocation_id = invocation_id or str(uuid.uuid4())
+    lease_seconds = lease_seconds or names.PROCESSOR_TIMEOUT_SECONDS
+    if job.task is ProcessorTask.ENDPOINT_RESULT:
+        return endpoint.finish_from_endpoint(
+            job, warm, invocation_id=invocation_id, lease_seconds=lease_seconds
+        )
+    if job.chunk is not None:
+        return chunks.run_chunk(
+            job, job.chunk, warm, invocation_id=invocation_id, lease_seconds=lease_seconds
+        )
+    return run_job(job, warm, invocation_id=invocation_id, lease_seconds=lease_seconds)
+
+
+def run_job(  # noqa: PLR0911 - one return for each way a job's first invocation ends
+    job: DispatchedJob, warm: WarmState, *, invocation_id: str, lease_seconds: float
+) -> InvocationOutcome:
+    """A new job: validate → plan → run its pages → write outputs → complete."""
+    runner = page_runner(job, warm)
+    if isinstance(runner, InvocationOutcome):
+        return runner
+    if not runner.claim(job, warm, invocation_id=invocation_id, lease_seconds=lease_seconds):
+        logger.info("job %s is terminal or held by another invocation; skipped", job.job_id)
+        return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.SKIPPED)
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    try:
+        # Validate: a bad file is refused before an engine is loaded or GPU time is spent.
+        lang = validate_language(job.lang)
+        document = read_document(job, warm, timings)
+
+        # Plan: the same bytes with the same settings were read before; or one piece, or chunks.
+        content_sha256 = hashlib.sha256(document.data).hexdigest()
+        content_key = runner.cache_key(job, lang, content_sha256)
+        if content_key is not None:
+            cached = ResultCache(warm.s3, warm.settings.results_bucket).get(content_key)
+            if cached is not None:
+                return _complete_from_cache(job, cached, document, warm, timings, started)
+        chunk_pages = runner.chunk_pages(warm)
+        if should_chunk(document.facts.page_count, chunk_pages):
+            # Run the pages as chunks, each an invocation of its own; the last one merges.
+            return chunks.fan_out(
+                job,
+                document,
+                warm,
+                content_sha256=content_sha256,
+                content_key=content_key,
+                dispatch=runner.chunk_dispatcher(warm),
+                chunk_pages=chunk_pages,
+                invocation_id=invocation_id,
+                timings=timings,
+            )
+
+        # Run the pages in one piece: here, or at the endpoint (which resumes the job later).
+        result = runner.read_pages(
+            job, document, warm, lang=lang, invocation_id=invocation_id, timings=timings
+        )
+        if isinstance(result, InvocationOutcome):
+            return result
+
+        # Write the outputs, then complete.
+        written = write_outputs(
+            job, result, document.data, warm, timings=timings, cache_key=content_key
+        )
+        timings["total"] = ms(time.perf_counter() - started)
+        logger.info(
+            "job %s completed: %d pages in %.0f ms",
+            job.job_id,
+            len(result.pages),
+            timings["total"],
+        )
+        return complete_with(warm, result, written, timings)
+    except JobError as error:
+        return fail_job(warm, job.job_id, error, started=started)
+
+
+class InProcess:
+    """Pages read in this invocation by the warm engine of the job's model and language."""
+
+    def claim(
+        self, job: DispatchedJob, warm: WarmState, *, invocation_id: str, lease_seconds: float
+    ) -> bool:
+        """QUEUED → PROCESSING, held for this invocation (a duplicate delivery stops here)."""
+        return warm.store.mark_processing(
+            job.job_id, invocation_id=invocation_id, lease_seconds=lease_seconds
+        )
+
+    def cache_key(self, job: DispatchedJob, lang: str, content_sha256: str) -> str | None:
+        return cache_key(
+            content_sha256=content_sha256, model=job.model, lang=lang, options=job.options
+        )
+
+    def chunk_pages(self, warm: WarmState) -> int:
+        return warm.settings.chunk_pages
+
+    def chunk_dispatcher(self, warm: WarmState) -> chunks.ChunkDispatcher:
+        if warm.chunks is None:
+            raise RuntimeError("a chunked document needs a processor invoker for its chunks")
+        return warm.chunks
+
+    def read_pages(
+        self,
+        job: DispatchedJob,
+        document: InputDocument,
+        warm: WarmState,
+        *,
+        lang: str,
+        invocation_id: str,
+        timings: dict[str, float],
+    ) -> OcrResult:
+        tick = time.perf_counter()
+        engine = warm.engines.get(job.model, lang, job.options)
+        timings["engine_load"] = ms(time.perf_counter() - tick)
+        outcome = ocr_document(
+            document.data,
+            engine=engine,
+            options=job.options,
+            max_pages=warm.settings.max_pages,
+            read_page=text_layer_reader(job),
+        )
+        timings.update(outcome.timings_ms)
+        return OcrResult.assemble(
+            job_id=job.job_id,
+            model=job.model.value,
+            lang=lang,
+            engine=engine.info,
+            source=outcome.source(bucket=job.bucket, key=job.key),
+            pages=outcome.pages,
+            timings_ms=timings,
+        )
+
+
+PageRunner = InProcess | endpoint.AtEndpoint
+
+
+def page_runner(job: DispatchedJob, warm: WarmState) -> PageRunner | InvocationOutcome:
+    """Where the job's pages are read; a failed job when its model is not deployed here."""
+    if job.model.backend is not Backend.SAGEMAKER:
+        return InProcess()
+    if warm.vl is None:
+        error = UnsupportedModel(f"{job.model.value} is not available in this deployment")
+        return fail_job(warm, job.job_id, error)
+    return endpoint.AtEndpoint(warm.vl)
+
+
+def _complete_from_cache(
+    job: DispatchedJob,
+    cached: OcrResult,
+    document: InputDocument,
+    warm: WarmState,
+    timings: dict[str, float],
+    started: float,
+) -> InvocationOutcome:
+    """The same bytes were read before with the same settings: reuse that result."""
+    result = cached.model_copy(
+        update={
+            "job_id": job.job_id,
+            "source": cached.source.model_copy(update={"bucket": job.bucket, "key": job.key}),
+            "timings_ms": dict(timings),
+            "cached": True,
+        }
+    )
+    written = write_outputs(job, result, document.data, warm, timings=timings)
+    timings["total"] = ms(time.perf_counter() - started)
+    logger.info("job %s completed from the result cache", job.job_id)
+    return complete_with(warm, result, written, timings, cached=True)
