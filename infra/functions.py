@@ -27,26 +27,28 @@ ZIP_RUNTIME: Final = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE: Final = lambda_.Architecture.X86_64
 POWERTOOLS_LAYER_ACCOUNT: Final = "017000801446"
 
-# The zip functions ship idp/ (minus the CLI, the local runtime and the OCR engines) and
-# lambdas/: everything else in the repository root is excluded, dot-directories included.
-ZIP_CODE_EXCLUDES: Final = (
-    "*",
-    ".*",
-    "!idp",
-    "!idp/**",
-    "!lambdas",
-    "!lambdas/**",
-    "devkit/cli",
-    "devkit/local",
-    "idp/document/ocr",
-    "**/__pycache__",
-    "**/*.pyc",
-)
+# What the zip functions ship, by inclusion: the packages their handlers import (the job
+# contract, the AWS helpers, the job store, the job's flow) and lambdas/; nothing else of the
+# repository, and none of the document engine (tests/infra/test_assets.py holds this to the
+# handlers' imports).
+ZIP_PACKAGES: Final = ("idp/contract", "idp/aws", "idp/jobstore", "idp/flow", "lambdas")
+
+
+def zip_code_excludes(packages: Sequence[str] = ZIP_PACKAGES) -> list[str]:
+    """Exclude patterns that keep only `packages` (and their parents' __init__.py)."""
+    kept: list[str] = []
+    for package in packages:
+        parts = package.split("/")
+        for depth in range(1, len(parts)):
+            parent = "/".join(parts[:depth])
+            kept += [f"!{parent}", f"!{parent}/__init__.py"]
+        kept += [f"!{package}", f"!{package}/**"]
+    return ["*", ".*", *dict.fromkeys(kept), "**/__pycache__", "**/*.pyc"]
 
 
 def zip_code(repo_root: Path) -> lambda_.Code:
     """The one code asset of the zip functions (plain files, no Docker bundling)."""
-    return lambda_.Code.from_asset(str(repo_root), exclude=list(ZIP_CODE_EXCLUDES))
+    return lambda_.Code.from_asset(str(repo_root), exclude=zip_code_excludes())
 
 
 def powertools_layer_arn(version: int) -> str:

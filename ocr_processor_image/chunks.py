@@ -54,13 +54,8 @@ from idp.flow.chunks import (
 )
 from idp.flow.fan_in import FanIn
 from idp.flow.lambda_invoke import ProcessorInvoker
-from ocr_processor_image.outputs import (
-    InputDocument,
-    InvocationOutcome,
-    InvocationStatus,
-    complete_job,
-    fail_job,
-)
+from ocr_processor_image.outcome import InvocationOutcome, InvocationStatus
+from ocr_processor_image.outputs import InputDocument, complete_job, fail_job
 from ocr_processor_image.result_pdf import merge_searchable_parts, upload_searchable_pdf
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """PaddleOCR-VL jobs: their pages are read at the endpoint, and their result is finished here.
 
-Submitting (`AtEndpoint`, the job's page runner): the invoker has already scaled the endpoint
-out; the job's first invocation loads no engine. It reads the document once (so a damaged or
+Submitting (from job.run_job): the invoker has already scaled the endpoint out; the job's first
+invocation loads no engine. It reads the document once (so a damaged or
 oversized file fails before any GPU time), and then:
 - up to one chunk's pages: one asynchronous inference of the whole document, claimed on the job
   record so a duplicate delivery of the event does not submit it twice;
@@ -22,7 +22,6 @@ completion handler's to record.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -40,66 +39,42 @@ from idp.contract.timestamps import ms, parse_timestamp
 from idp.flow.chunks import PartialResult
 from idp.flow.inbound.endpoint_notifications import parse_output
 from ocr_processor_image import chunks
-from ocr_processor_image.outputs import (
-    InputDocument,
-    InvocationOutcome,
-    InvocationStatus,
-    complete_with,
-    fail_job,
-    write_outputs,
-)
+from ocr_processor_image.outcome import InvocationOutcome, InvocationStatus
+from ocr_processor_image.outputs import InputDocument, fail_job, finish_job
 
 if TYPE_CHECKING:
     from idp.contract.job_record import JobRecord
-    from idp.flow.vl_submit import VlEndpointSubmitter
     from ocr_processor_image.warm_state import WarmState
 
 logger = Logger(service=Service.PROCESSOR.value, child=True)
 
 
-@dataclass(frozen=True)
-class AtEndpoint:
-    """Pages read at the PaddleOCR-VL endpoint, whole or in chunks (the job's page runner)."""
+def chunk_pages(warm: WarmState) -> int:
+    """The processor's chunk size, capped by what one VL invocation may take (0: never)."""
+    return min(warm.settings.chunk_pages, names.VL_MAX_PAGES)
 
-    submitter: VlEndpointSubmitter
 
-    def claim(
-        self, job: DispatchedJob, warm: WarmState, *, invocation_id: str, lease_seconds: float
-    ) -> bool:
-        """Always: the job stays QUEUED; submitting and fanning out claim it themselves."""
-        return True
-
-    def cache_key(self, job: DispatchedJob, lang: str, content_sha256: str) -> str | None:
-        return None  # VL results are not cached
-
-    def chunk_pages(self, warm: WarmState) -> int:
-        """The processor's chunk size, capped by what one VL invocation may take (0: never)."""
-        return min(warm.settings.chunk_pages, names.VL_MAX_PAGES)
-
-    def chunk_dispatcher(self, warm: WarmState) -> chunks.ChunkDispatcher:
-        return self.submitter
-
-    def read_pages(
-        self,
-        job: DispatchedJob,
-        document: InputDocument,
-        warm: WarmState,
-        *,
-        lang: str,
-        invocation_id: str,
-        timings: dict[str, float],
-    ) -> InvocationOutcome:
-        """Submit the whole document; its result resumes the job (`finish_from_endpoint`)."""
-        if not warm.store.claim_submission(job.job_id, invocation_id=invocation_id):
-            logger.info("job %s was submitted by another invocation or has ended", job.job_id)
-            return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.SKIPPED)
-        submission = self.submitter.submit(job)
-        pages = document.facts.page_count
-        warm.store.record_dispatch(job.job_id, **submission.facts(), pages_total=pages)
-        logger.info("job %s submitted to %s: %d pages", job.job_id, self.submitter.target, pages)
-        return InvocationOutcome(
-            job_id=job.job_id, status=InvocationStatus.SUBMITTED, timings_ms=timings
-        )
+def submit_whole(
+    job: DispatchedJob,
+    document: InputDocument,
+    warm: WarmState,
+    *,
+    invocation_id: str,
+    timings: dict[str, float],
+) -> InvocationOutcome:
+    """One inference of the whole document; its result resumes the job (`finish_from_endpoint`)."""
+    if warm.vl is None:
+        raise RuntimeError("a PaddleOCR-VL job needs the endpoint's submitter")
+    if not warm.store.claim_submission(job.job_id, invocation_id=invocation_id):
+        logger.info("job %s was submitted by another invocation or has ended", job.job_id)
+        return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.SKIPPED)
+    submission = warm.vl.submit(job)
+    pages = document.facts.page_count
+    warm.store.record_dispatch(job.job_id, **submission.facts(), pages_total=pages)
+    logger.info("job %s submitted to %s: %d pages", job.job_id, warm.vl.target, pages)
+    return InvocationOutcome(
+        job_id=job.job_id, status=InvocationStatus.SUBMITTED, timings_ms=timings
+    )
 
 
 def finish_from_endpoint(
@@ -158,13 +133,12 @@ def _finish_whole(
         }
     )
     data = read_input(warm.s3, job.bucket, job.key, max_bytes=warm.settings.max_input_bytes)
-    written = write_outputs(job, result, data, warm, timings=timings)
-    logger.info("job %s completed from the endpoint's output", job.job_id)
-    return complete_with(
-        warm,
+    return finish_job(
+        job,
         result,
-        written,
-        timings,
+        data,
+        warm,
+        timings=timings,
         cached=result.cached,
         inference_output=outcome.output_location,
     )

@@ -23,7 +23,7 @@ from idp.flow.lambda_invoke import LambdaProcessorInvoker
 from idp.flow.vl_submit import VlEndpointSubmitter
 from idp.jobstore.store import JobStore
 from ocr_processor_image.job import process_job
-from ocr_processor_image.outputs import InvocationStatus
+from ocr_processor_image.outcome import InvocationStatus
 from ocr_processor_image.settings import ProcessorSettings
 from ocr_processor_image.warm_state import WarmState
 

@@ -2,10 +2,10 @@
 
     validate → plan → run its pages → (merge) → write outputs → complete
 
-`run_job` takes a new job through those steps. Where its pages are read is a strategy of the plan
-(`PageRunner`): in this invocation (PP-OCRv5, PP-StructureV3), or at the PaddleOCR-VL endpoint;
-a document longer than one chunk is read in chunks instead, each an invocation of its own, and
-the one that counts the last chunk merges (chunks.py). When pages are read elsewhere the job
+`run_job` takes a new job through those steps. How its pages are run is the plan's choice: in
+this invocation (PP-OCRv5, PP-StructureV3), at the PaddleOCR-VL endpoint, or, for a document
+longer than one chunk, in chunks, each an invocation of its own, the one that counts the last
+chunk merging them (chunks.py). When pages are read elsewhere the job
 resumes here later: `process_job` sends a chunk's event to chunks.py and the endpoint's result to
 endpoint.py, and both end in the same outputs and completion (outputs.py).
 
@@ -34,15 +34,8 @@ from idp.document.text_layer.page import text_layer_reader
 from idp.flow.chunks import should_chunk
 from idp.flow.result_cache import ResultCache, cache_key
 from ocr_processor_image import chunks, endpoint
-from ocr_processor_image.outputs import (
-    InputDocument,
-    InvocationOutcome,
-    InvocationStatus,
-    complete_with,
-    fail_job,
-    read_document,
-    write_outputs,
-)
+from ocr_processor_image.outcome import InvocationOutcome, InvocationStatus
+from ocr_processor_image.outputs import InputDocument, fail_job, finish_job, read_document
 
 if TYPE_CHECKING:
     from ocr_processor_image.warm_state import WarmState
@@ -81,11 +74,19 @@ def process_job(
 def run_job(  # noqa: PLR0911 - one return for each way a job's first invocation ends
     job: DispatchedJob, warm: WarmState, *, invocation_id: str, lease_seconds: float
 ) -> InvocationOutcome:
-    """A new job: validate → plan → run its pages → write outputs → complete."""
-    runner = page_runner(job, warm)
-    if isinstance(runner, InvocationOutcome):
-        return runner
-    if not runner.claim(job, warm, invocation_id=invocation_id, lease_seconds=lease_seconds):
+    """A new job: validate → plan → run its pages → write outputs → complete.
+
+    Its pages are read in this invocation (PP-OCRv5, PP-StructureV3: the job goes PROCESSING
+    here) or at the PaddleOCR-VL endpoint (the job stays QUEUED until the endpoint's result);
+    a document longer than one chunk is read in chunks, wherever its pages are read.
+    """
+    at_endpoint = job.model.backend is Backend.SAGEMAKER
+    if at_endpoint and warm.vl is None:
+        error = UnsupportedModel(f"{job.model.value} is not available in this deployment")
+        return fail_job(warm, job.job_id, error)
+    if not at_endpoint and not warm.store.mark_processing(
+        job.job_id, invocation_id=invocation_id, lease_seconds=lease_seconds
+    ):
         logger.info("job %s is terminal or held by another invocation; skipped", job.job_id)
         return InvocationOutcome(job_id=job.job_id, status=InvocationStatus.SKIPPED)
     started = time.perf_counter()
@@ -95,118 +96,86 @@ def run_job(  # noqa: PLR0911 - one return for each way a job's first invocation
         lang = validate_language(job.lang)
         document = read_document(job, warm, timings)
 
-        # Plan: the same bytes with the same settings were read before; or one piece, or chunks.
+        # Plan: the same bytes read before with the same settings (CPU models); else one piece,
+        # or chunks.
         content_sha256 = hashlib.sha256(document.data).hexdigest()
-        content_key = runner.cache_key(job, lang, content_sha256)
-        if content_key is not None:
+        content_key = None
+        if not at_endpoint:
+            content_key = cache_key(
+                content_sha256=content_sha256, model=job.model, lang=lang, options=job.options
+            )
             cached = ResultCache(warm.s3, warm.settings.results_bucket).get(content_key)
             if cached is not None:
                 return _complete_from_cache(job, cached, document, warm, timings, started)
-        chunk_pages = runner.chunk_pages(warm)
+        chunk_pages = endpoint.chunk_pages(warm) if at_endpoint else warm.settings.chunk_pages
         if should_chunk(document.facts.page_count, chunk_pages):
-            # Run the pages as chunks, each an invocation of its own; the last one merges.
+            # Run the pages as chunks, each an invocation of its own (of this function, or of
+            # the endpoint); the one that counts the last chunk merges.
+            dispatch = warm.vl if at_endpoint else warm.chunks
+            if dispatch is None:
+                raise RuntimeError("a chunked document needs an invoker for its chunks")
             return chunks.fan_out(
                 job,
                 document,
                 warm,
                 content_sha256=content_sha256,
                 content_key=content_key,
-                dispatch=runner.chunk_dispatcher(warm),
+                dispatch=dispatch,
                 chunk_pages=chunk_pages,
                 invocation_id=invocation_id,
                 timings=timings,
             )
 
-        # Run the pages in one piece: here, or at the endpoint (which resumes the job later).
-        result = runner.read_pages(
-            job, document, warm, lang=lang, invocation_id=invocation_id, timings=timings
-        )
-        if isinstance(result, InvocationOutcome):
-            return result
+        # Run the pages in one piece: at the endpoint (its result resumes the job), or here.
+        if at_endpoint:
+            return endpoint.submit_whole(
+                job, document, warm, invocation_id=invocation_id, timings=timings
+            )
+        result = _read_pages(job, document, warm, lang=lang, timings=timings)
 
         # Write the outputs, then complete.
-        written = write_outputs(
-            job, result, document.data, warm, timings=timings, cache_key=content_key
+        return finish_job(
+            job,
+            result,
+            document.data,
+            warm,
+            timings=timings,
+            started=started,
+            cache_key=content_key,
         )
-        timings["total"] = ms(time.perf_counter() - started)
-        logger.info(
-            "job %s completed: %d pages in %.0f ms",
-            job.job_id,
-            len(result.pages),
-            timings["total"],
-        )
-        return complete_with(warm, result, written, timings)
     except JobError as error:
         return fail_job(warm, job.job_id, error, started=started)
 
 
-class InProcess:
-    """Pages read in this invocation by the warm engine of the job's model and language."""
-
-    def claim(
-        self, job: DispatchedJob, warm: WarmState, *, invocation_id: str, lease_seconds: float
-    ) -> bool:
-        """QUEUED → PROCESSING, held for this invocation (a duplicate delivery stops here)."""
-        return warm.store.mark_processing(
-            job.job_id, invocation_id=invocation_id, lease_seconds=lease_seconds
-        )
-
-    def cache_key(self, job: DispatchedJob, lang: str, content_sha256: str) -> str | None:
-        return cache_key(
-            content_sha256=content_sha256, model=job.model, lang=lang, options=job.options
-        )
-
-    def chunk_pages(self, warm: WarmState) -> int:
-        return warm.settings.chunk_pages
-
-    def chunk_dispatcher(self, warm: WarmState) -> chunks.ChunkDispatcher:
-        if warm.chunks is None:
-            raise RuntimeError("a chunked document needs a processor invoker for its chunks")
-        return warm.chunks
-
-    def read_pages(
-        self,
-        job: DispatchedJob,
-        document: InputDocument,
-        warm: WarmState,
-        *,
-        lang: str,
-        invocation_id: str,
-        timings: dict[str, float],
-    ) -> OcrResult:
-        tick = time.perf_counter()
-        engine = warm.engines.get(job.model, lang, job.options)
-        timings["engine_load"] = ms(time.perf_counter() - tick)
-        outcome = ocr_document(
-            document.data,
-            engine=engine,
-            options=job.options,
-            max_pages=warm.settings.max_pages,
-            read_page=text_layer_reader(job),
-        )
-        timings.update(outcome.timings_ms)
-        return OcrResult.assemble(
-            job_id=job.job_id,
-            model=job.model.value,
-            lang=lang,
-            engine=engine.info,
-            source=outcome.source(bucket=job.bucket, key=job.key),
-            pages=outcome.pages,
-            timings_ms=timings,
-        )
-
-
-PageRunner = InProcess | endpoint.AtEndpoint
-
-
-def page_runner(job: DispatchedJob, warm: WarmState) -> PageRunner | InvocationOutcome:
-    """Where the job's pages are read; a failed job when its model is not deployed here."""
-    if job.model.backend is not Backend.SAGEMAKER:
-        return InProcess()
-    if warm.vl is None:
-        error = UnsupportedModel(f"{job.model.value} is not available in this deployment")
-        return fail_job(warm, job.job_id, error)
-    return endpoint.AtEndpoint(warm.vl)
+def _read_pages(
+    job: DispatchedJob,
+    document: InputDocument,
+    warm: WarmState,
+    *,
+    lang: str,
+    timings: dict[str, float],
+) -> OcrResult:
+    """Every page read in this invocation by the warm engine of the job's model and language."""
+    tick = time.perf_counter()
+    engine = warm.engines.get(job.model, lang, job.options)
+    timings["engine_load"] = ms(time.perf_counter() - tick)
+    outcome = ocr_document(
+        document.data,
+        engine=engine,
+        options=job.options,
+        max_pages=warm.settings.max_pages,
+        read_page=text_layer_reader(job),
+    )
+    timings.update(outcome.timings_ms)
+    return OcrResult.assemble(
+        job_id=job.job_id,
+        model=job.model.value,
+        lang=lang,
+        engine=engine.info,
+        source=outcome.source(bucket=job.bucket, key=job.key),
+        pages=outcome.pages,
+        timings_ms=timings,
+    )
 
 
 def _complete_from_cache(
@@ -226,7 +195,7 @@ def _complete_from_cache(
             "cached": True,
         }
     )
-    written = write_outputs(job, result, document.data, warm, timings=timings)
-    timings["total"] = ms(time.perf_counter() - started)
-    logger.info("job %s completed from the result cache", job.job_id)
-    return complete_with(warm, result, written, timings, cached=True)
+    logger.info("job %s is completed from the result cache", job.job_id)
+    return finish_job(
+        job, result, document.data, warm, timings=timings, started=started, cached=True
+    )

@@ -4,20 +4,20 @@ cache entry), its final status, and what an invocation returns."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
 from idp.aws.s3 import read_input
 from idp.contract import names
-from idp.contract.names import JobStatus, Metric, Service
+from idp.contract.names import Metric, Service
 from idp.contract.results import EngineInfo, OcrResult, PageResult, SourceInfo, result_key
 from idp.contract.timestamps import ms
 from idp.document.decode import DocumentFacts, open_document
 from idp.flow.result_cache import ResultCache
 from idp.flow.result_files import ResultFiles, WrittenResult
+from ocr_processor_image.outcome import InvocationOutcome, InvocationStatus
 from ocr_processor_image.result_pdf import upload_searchable_pdf
 
 if TYPE_CHECKING:
@@ -26,39 +26,6 @@ if TYPE_CHECKING:
     from ocr_processor_image.warm_state import WarmState
 
 logger = Logger(service=Service.PROCESSOR.value, child=True)
-
-
-class InvocationStatus(StrEnum):
-    """What one invocation of the processor did: the `status` of its Lambda response."""
-
-    COMPLETED = JobStatus.COMPLETED.value
-    FAILED = JobStatus.FAILED.value
-    SKIPPED = "SKIPPED"  # terminal, or held by another invocation: a duplicate delivery
-    REJECTED = "REJECTED"  # the event is not a DispatchedJob
-    FANNED_OUT = "FANNED_OUT"  # the document's chunks were dispatched
-    CHUNK_DONE = "CHUNK_DONE"  # a chunk was counted; others are still running
-    SUBMITTED = "SUBMITTED"  # a PaddleOCR-VL job was submitted to the endpoint whole
-
-
-@dataclass(frozen=True)
-class InvocationOutcome:
-    """What the invocation did; the handler returns it as the Lambda response."""
-
-    job_id: str
-    status: InvocationStatus
-    result_uri: str | None = None
-    error: dict[str, str] | None = None
-    timings_ms: dict[str, float] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"job_id": self.job_id, "status": self.status.value}
-        if self.result_uri:
-            out["result_uri"] = self.result_uri
-        if self.error:
-            out["error"] = self.error
-        if self.timings_ms:
-            out["timings_ms"] = self.timings_ms
-        return out
 
 
 @dataclass(frozen=True)
@@ -81,17 +48,23 @@ def read_document(job: DispatchedJob, warm: WarmState, timings: dict[str, float]
         return InputDocument(data, document.facts)
 
 
-def write_outputs(
+def finish_job(
     job: DispatchedJob,
     result: OcrResult,
     data: bytes,
     warm: WarmState,
     *,
     timings: dict[str, float],
+    started: float | None = None,
     cache_key: str | None = None,
-) -> WrittenResult:
-    """A whole result's files: result.json (+ result.md), the result-cache entry under
-    `cache_key`, and result.pdf from the input `data` when the job asks for it."""
+    **fields: Any,
+) -> InvocationOutcome:
+    """Write a whole result's outputs, then record the job COMPLETED.
+
+    The outputs: result.json (+ result.md), the result-cache entry under `cache_key`, and
+    result.pdf from the input `data` when the job asks for it. `started` (time.perf_counter()
+    when the job's work began) adds its total time; `fields` are more to record on the job.
+    """
     bucket = warm.settings.results_bucket
     tick = time.perf_counter()
     written = ResultFiles(warm.s3, bucket).write(result)
@@ -102,7 +75,25 @@ def write_outputs(
         tick = time.perf_counter()
         write_result_pdf(warm, job.job_id, data=data, pages=result.pages)
         timings["searchable_pdf"] = ms(time.perf_counter() - tick)
-    return written
+    if started is not None:
+        timings["total"] = ms(time.perf_counter() - started)
+    logger.info(
+        "job %s completed: %d pages in %.0f ms",
+        job.job_id,
+        len(result.pages),
+        timings.get("total", 0.0),
+    )
+    return complete_job(
+        warm,
+        job.job_id,
+        written,
+        model=result.model,
+        pages=len(result.pages),
+        source=result.source,
+        engine=result.engine,
+        timings=timings,
+        **fields,
+    )
 
 
 def write_result_pdf(
@@ -152,27 +143,6 @@ def complete_job(
         status=InvocationStatus.COMPLETED,
         result_uri=written.result_uri,
         timings_ms=timings,
-    )
-
-
-def complete_with(
-    warm: WarmState,
-    result: OcrResult,
-    written: WrittenResult,
-    timings: dict[str, float],
-    **fields: Any,
-) -> InvocationOutcome:
-    """Record the job of a whole `result` COMPLETED."""
-    return complete_job(
-        warm,
-        result.job_id,
-        written,
-        model=result.model,
-        pages=len(result.pages),
-        source=result.source,
-        engine=result.engine,
-        timings=timings,
-        **fields,
     )
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Final
+from typing import IO, TYPE_CHECKING, Final, NamedTuple
 
 from idp.aws.s3 import s3_uri
 from idp.contract import names
@@ -28,20 +27,19 @@ JSON_CONTENT_TYPE: Final = "application/json"
 MARKDOWN_CONTENT_TYPE: Final = "text/markdown; charset=utf-8"
 
 
-@dataclass(frozen=True)
-class WrittenResult:
+class WrittenResult(NamedTuple):
     """Where a job's result files went."""
 
     result_uri: str
     markdown_uri: str | None = None
 
 
-@dataclass(frozen=True)
 class ResultFiles:
     """A job's result files in the results bucket."""
 
-    s3: S3Client
-    bucket: str
+    def __init__(self, s3: S3Client, bucket: str) -> None:
+        self.s3 = s3
+        self.bucket = bucket
 
     def write(self, result: OcrResult) -> WrittenResult:
         """result.json, and result.md when the model yields Markdown."""

@@ -1,5 +1,6 @@
-"""What the assets ship: the zip code holds only the Lambda packages, the image build
-context only what the images need (never .venv, .models, node_modules, cdk.out)."""
+"""What the assets ship, by inclusion: the zip code holds exactly the packages its handlers
+import, each image exactly what its entry point imports, the build context only what the images
+copy (never devkit/, .venv, .models, node_modules, cdk.out)."""
 
 from __future__ import annotations
 
@@ -11,27 +12,111 @@ from typing import Final
 import pytest
 
 from idp.contract.topology import FUNCTIONS, Function
+from infra.functions import ZIP_PACKAGES
+from tests.imports import REPO_ROOT, imports_of, modules_under, unit_of, units_needed
 from tests.infra.support import Synthesized
 
-NEVER_SHIPPED = (".venv", ".models", "node_modules", "cdk.out", ".git", "tests", "infra")
+NEVER_SHIPPED = (
+    *(".venv", ".models", "node_modules", "cdk.out", ".git"),
+    *("tests", "infra", "devkit", "benchmarks"),
+)
 
 
 def _files(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
 
 
-def test_zip_asset_holds_only_the_lambda_packages(full: Synthesized) -> None:
+ZIP_HANDLERS: Final = [
+    spec.handler.rsplit(".", 1)[0]
+    for function, spec in FUNCTIONS.items()
+    if function is not Function.PROCESSOR
+]
+PROCESSOR_ENTRY: Final = FUNCTIONS[Function.PROCESSOR].handler.rsplit(".", 1)[0]
+# The VL server (`serve`) and the weight baker its Dockerfile may run at build time.
+VL_ENTRIES: Final = ["sagemaker_container.server", "sagemaker_container.bake_weights"]
+
+
+def _zip_root(full: Synthesized) -> Path:
     (asset,) = [
         a for a in full.assets_manifest["files"].values() if a["source"].get("packaging") == "zip"
     ]
-    root = full.outdir / asset["source"]["path"]
-    files = _files(root)
-    assert {"idp/contract/names.py", "idp/contract/topology.py", "lambdas/__init__.py"} <= files
-    assert all(f.split("/")[0] in ("idp", "lambdas") for f in files), sorted(files)
-    assert not [
-        f for f in files if f.startswith(("devkit/cli/", "devkit/local/", "idp/document/ocr/"))
-    ]
+    return full.outdir / str(asset["source"]["path"])
+
+
+def test_zip_asset_holds_exactly_what_its_handlers_import(full: Synthesized) -> None:
+    # GIVEN the zip asset as the stack ships it, and what the four handlers import at run time
+    files = _files(_zip_root(full))
+    needed = units_needed(ZIP_HANDLERS)
+
+    # THEN it holds exactly those units (job contract, AWS helpers, job store, job flow, the
+    # handlers): no document engine, no developer kit, and nothing they do not import
+    shipped = {
+        unit_of(f.removesuffix(".py").removesuffix("/__init__").replace("/", ".")) for f in files
+    }
+    assert shipped == needed | {"idp"}, sorted(files)
+    assert needed - {"idp"} == {"idp/contract", "idp/aws", "idp/jobstore", "idp/flow", "lambdas"}
+    assert set(ZIP_PACKAGES) == needed - {"idp"}
     assert not [f for f in files if "__pycache__" in f or f.endswith(".pyc")]
+
+
+def _copied_units(dockerfile: str) -> set[str]:
+    """What a Dockerfile copies from the build context (COPY SRC... DEST, no --from)."""
+    units = set()
+    for line in (REPO_ROOT / dockerfile).read_text().splitlines():
+        words = line.split()
+        if not words or words[0] != "COPY" or words[1].startswith("--"):
+            continue
+        for source in words[1:-1]:
+            module = source.strip("/").removesuffix(".py").replace("/", ".")
+            if module.split(".")[0] in ("idp", "ocr_processor_image", "sagemaker_container"):
+                units.add(unit_of(module.removesuffix(".*").removesuffix(".__init__")))
+    return units
+
+
+@pytest.mark.parametrize(
+    ("dockerfile", "entries", "expected"),
+    [
+        pytest.param(
+            "ocr_processor_image/Dockerfile",
+            [PROCESSOR_ENTRY],
+            {"idp/contract", "idp/aws", "idp/jobstore", "idp/flow", "idp/document"},
+            id="processor",
+        ),
+        pytest.param(
+            "sagemaker_container/Dockerfile",
+            VL_ENTRIES,
+            {"idp/contract", "idp/aws", "idp/document"},
+            id="vl",
+        ),
+    ],
+)
+def test_each_image_copies_exactly_what_its_entry_points_import(
+    dockerfile: str, entries: list[str], expected: set[str]
+) -> None:
+    # GIVEN what the image's entry points import at run time
+    needed = units_needed(entries)
+
+    # THEN the Dockerfile copies exactly those units of the runtime library (the VL image no
+    # job store and no job flow), its own package, and never the developer kit
+    own = entries[0].split(".")[0]
+    assert needed == {"idp", own} | expected
+    assert _copied_units(dockerfile) == needed
+
+
+def test_the_developer_kit_is_imported_by_nothing_that_ships() -> None:
+    # GIVEN every module of the runtime library, the handlers and both images
+    shipped = [
+        module
+        for package in ("idp", "lambdas", "ocr_processor_image", "sagemaker_container")
+        for module in modules_under(package)
+    ]
+
+    # THEN none imports devkit (not even for types), and the devkit is in no asset
+    offenders = {
+        module: sorted(i for i in imports_of(module) if i.split(".")[0] == "devkit")
+        for module in shipped
+    }
+    assert {m: i for m, i in offenders.items() if i} == {}
 
 
 @pytest.mark.parametrize(
@@ -51,6 +136,9 @@ def test_image_build_context_is_filtered_by_dockerignore(
     assert dockerfile in _files(root)
     assert "idp" in top_level
     assert not top_level & set(NEVER_SHIPPED), sorted(top_level)
+    # The runtime library's layers the images copy, and nothing else of idp/.
+    layers = {p.name for p in (root / "idp").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert layers == {"contract", "aws", "jobstore", "flow", "document"}
     assert not [f for f in _files(root) if "__pycache__" in f]
 
 
@@ -87,15 +175,8 @@ def test_every_zip_handler_imports_with_only_its_asset_the_runtime_and_the_layer
     full: Synthesized,
 ) -> None:
     # GIVEN the zip asset as the stack ships it
-    (asset,) = [
-        a for a in full.assets_manifest["files"].values() if a["source"].get("packaging") == "zip"
-    ]
-    root = full.outdir / asset["source"]["path"]
-    modules = [
-        spec.handler.rsplit(".", 1)[0]
-        for function, spec in FUNCTIONS.items()
-        if function is not Function.PROCESSOR
-    ]
+    root = _zip_root(full)
+    modules = ZIP_HANDLERS
 
     # WHEN each zip function's handler module is imported from it alone
     done = subprocess.run(

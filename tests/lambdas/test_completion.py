@@ -241,15 +241,21 @@ def chunk_crash_record(index: int, first: int, last: int) -> str:
     return json.dumps(message)
 
 
+def fanned_out_job(aws: EmulatedAws, *, chunks: int, counted: int) -> None:
+    """A PROCESSING job of `chunks` chunks of 10 pages, the first `counted` of them counted."""
+    processing_job(aws, attempts=1)
+    aws.store.start_chunks(
+        OCR_JOB, pages_total=10 * chunks, chunks_total=chunks, chunk_pages=10, invocation_id="f"
+    )
+    for index in range(counted):
+        aws.store.commit_chunk(OCR_JOB, chunk_index=index, pages=10)
+
+
 def test_a_chunk_that_crashed_on_every_attempt_fails_the_job_naming_its_pages(
     aws: EmulatedAws, recorder: CompletionRecorder
 ) -> None:
     # GIVEN a large document fanned out in chunks, one of which counted already
-    processing_job(aws, attempts=1)
-    aws.store.start_chunks(
-        OCR_JOB, pages_total=30, chunks_total=3, chunk_pages=10, invocation_id="fan-out"
-    )
-    aws.store.commit_chunk(OCR_JOB, chunk_index=0, pages=10)
+    fanned_out_job(aws, chunks=3, counted=1)
 
     # WHEN the on-failure record of chunk 1 (pages 11-20) arrives
     outcome = recorder.handle_message(chunk_crash_record(1, 11, 20))
@@ -266,12 +272,7 @@ def test_a_merge_that_crashed_on_every_attempt_says_so(
     aws: EmulatedAws, recorder: CompletionRecorder
 ) -> None:
     # GIVEN a fanned-out job whose last chunk counted (so its invocation was the merger)
-    processing_job(aws, attempts=1)
-    aws.store.start_chunks(
-        OCR_JOB, pages_total=20, chunks_total=2, chunk_pages=10, invocation_id="fan-out"
-    )
-    aws.store.commit_chunk(OCR_JOB, chunk_index=0, pages=10)
-    aws.store.commit_chunk(OCR_JOB, chunk_index=1, pages=10)
+    fanned_out_job(aws, chunks=2, counted=2)
 
     # WHEN that chunk's invocation reaches the on-failure destination
     recorder.handle_message(chunk_crash_record(1, 11, 20))

@@ -25,6 +25,8 @@ from idp.document.ocr.engine_settings import EngineSettings
 from idp.document.ocr.model_cache import ModelCache
 from idp.document.ocr.onnx_export import export_onnx
 from idp.document.ocr.paddle_engines import EngineRegistry
+from idp.flow.lambda_invoke import ProcessorInvoker
+from idp.flow.vl_submit import VlEndpointSubmitter
 from idp.jobstore.store import JobStore, jobs_table_definition
 from ocr_processor_image import handler
 from ocr_processor_image.settings import ProcessorSettings
@@ -39,6 +41,7 @@ INPUT_BUCKET = "idp-test-input"
 RESULTS_BUCKET = "idp-test-results"
 CACHE_BUCKET = "idp-test-model-cache"
 JOBS_TABLE = "idp-test-jobs"
+VL_ENDPOINT = "idp-test-vl"
 
 
 def create_jobs_table() -> Table:
@@ -127,6 +130,25 @@ class Aws:
     def keys(self, bucket: str, prefix: str = "") -> list[str]:
         listed = self.s3.list_objects_v2(Bucket=bucket, Prefix=prefix)
         return [obj["Key"] for obj in listed.get("Contents", [])]
+
+    def with_vl_endpoint(
+        self, engines: EngineRegistry, *, chunks: ProcessorInvoker | None = None, **settings: Any
+    ) -> WarmState:
+        """The processor's warm state with a VL endpoint (moto's sagemaker-runtime: inferences
+        are accepted, none runs), `chunks` for a CPU document's chunks, and `settings` changed."""
+        return WarmState(
+            settings=self.settings.model_copy(update=settings),
+            s3=self.s3,
+            store=self.store,
+            engines=engines,
+            chunks=chunks,
+            vl=VlEndpointSubmitter(
+                s3=self.s3,
+                runtime=boto3.client("sagemaker-runtime", region_name=REGION),
+                endpoint_name=VL_ENDPOINT,
+                results_bucket=RESULTS_BUCKET,
+            ),
+        )
 
 
 @pytest.fixture

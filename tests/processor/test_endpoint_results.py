@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
 
@@ -35,12 +34,10 @@ from idp.contract.results import (
 )
 from idp.document.ocr.paddle_engines import EngineRegistry
 from idp.flow.chunks import ChunkPlan, plan_key
-from idp.flow.vl_submit import VlEndpointSubmitter
 from ocr_processor_image import handler
 from ocr_processor_image.job import process_job
-from ocr_processor_image.warm_state import WarmState
 from tests.pdftext import pdf_text
-from tests.processor.conftest import INPUT_BUCKET, REGION, RESULTS_BUCKET, Aws
+from tests.processor.conftest import INPUT_BUCKET, RESULTS_BUCKET, Aws
 
 BOX = ((10.0, 10.0), (400.0, 10.0), (400.0, 40.0), (10.0, 40.0))
 Invoke = Callable[[DispatchedJob], dict[str, Any]]
@@ -53,19 +50,7 @@ def invoke(aws: Aws, empty_cache_registry: EngineRegistry, lambda_context: Any) 
     """The processor's handler with a VL endpoint (moto's sagemaker-runtime accepts the
     inferences, runs nothing), chunks of 2 pages, and no engine weights: finishing a VL job
     loads no engine."""
-    warm = WarmState(
-        settings=aws.settings.model_copy(update={"chunk_pages": 2}),
-        s3=aws.s3,
-        store=aws.store,
-        engines=empty_cache_registry,
-        vl=VlEndpointSubmitter(
-            s3=aws.s3,
-            runtime=boto3.client("sagemaker-runtime", region_name=REGION),
-            endpoint_name="idp-test-vl",
-            results_bucket=RESULTS_BUCKET,
-        ),
-    )
-    handler.set_warm_state(warm)
+    handler.set_warm_state(aws.with_vl_endpoint(empty_cache_registry, chunk_pages=2))
     yield lambda job: handler.lambda_handler(json.loads(job.model_dump_json()), lambda_context)
     handler.set_warm_state(None)
 

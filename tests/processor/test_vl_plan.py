@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import boto3
 import pytest
 
 from devkit.synthetic import long_pdf
@@ -18,11 +17,9 @@ from idp.contract.jobs import DispatchedJob
 from idp.contract.names import JobStatus, OcrModel
 from idp.document.ocr.paddle_engines import EngineRegistry
 from idp.flow.chunks import part_pdf_key
-from idp.flow.vl_submit import VlEndpointSubmitter
 from ocr_processor_image.job import process_job
-from ocr_processor_image.outputs import InvocationOutcome, InvocationStatus
-from ocr_processor_image.warm_state import WarmState
-from tests.processor.conftest import REGION, RESULTS_BUCKET, Aws
+from ocr_processor_image.outcome import InvocationOutcome, InvocationStatus
+from tests.processor.conftest import RESULTS_BUCKET, Aws
 
 ENDPOINT = "idp-test-vl"
 
@@ -33,19 +30,7 @@ Plan = Callable[[DispatchedJob, str], InvocationOutcome]
 @pytest.fixture
 def plan(aws: Aws, empty_cache_registry: EngineRegistry) -> Plan:
     """The processor with a VL endpoint and no engine weights: `plan(job, invocation_id)`."""
-    endpoint = VlEndpointSubmitter(
-        s3=aws.s3,
-        runtime=boto3.client("sagemaker-runtime", region_name=REGION),
-        endpoint_name=ENDPOINT,
-        results_bucket=RESULTS_BUCKET,
-    )
-    warm = WarmState(
-        settings=aws.settings.model_copy(update={"max_pages": names.DEFAULT_MAX_PAGES}),
-        s3=aws.s3,
-        store=aws.store,
-        engines=empty_cache_registry,
-        vl=endpoint,
-    )
+    warm = aws.with_vl_endpoint(empty_cache_registry, max_pages=names.DEFAULT_MAX_PAGES)
     return lambda job, invocation: process_job(job, warm, invocation_id=invocation)
 
 
