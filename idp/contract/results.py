@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,13 +32,71 @@ class Line(BaseModel):
 
 
 class Block(BaseModel):
-    """A layout region (structure and VL models): text, title, table, figure, formula, ..."""
+    """A region of a page, in reading order. Structure and VL models: their layout regions
+    (text, title, table, figure, formula, ...). PP-OCRv5: the page's lines grouped as a person
+    reads them (paragraph, heading, table, header, footer, vertical), naming its `lines`."""
 
     type: str
     box: Quad
     text: str | None = None
     html: str | None = None
     markdown: str | None = None
+    lines: list[int] = Field(default_factory=list)  # indices into the page's lines, in order
+
+
+ScalarEvidence = float | int | str | bool | None
+Evidence = dict[str, ScalarEvidence | list[ScalarEvidence]]
+
+
+class OrientationCheck(BaseModel):
+    """How a page's rotation was decided: the page classifier proposes, the page's own lines
+    decide (idp.document.ocr.orientation)."""
+
+    proposed: Rotation  # the page classifier's label
+    rotation: Rotation  # what was decided (PageResult.rotation)
+    reason: str
+    evidence: Evidence = Field(default_factory=dict)
+    reads: int = 1  # full reads of the page it took
+
+
+class RenderInfo(BaseModel):
+    """How a PDF page was rasterized for OCR: boxes are in its pixel space, so a box's point
+    (x, y) is (x / scale, y / scale) in PDF points from the page's top-left corner."""
+
+    scale: float = Field(gt=0)  # pixels per PDF point (1.0 = 72 dpi)
+    reason: str
+    scan_dpi: float | None = None  # effective dpi of the page's scan image, where it has one
+
+
+class ReviewReason(StrEnum):
+    """Why a page's result is doubtful (PageQuality.reasons)."""
+
+    LOW_CONFIDENCE = "low_confidence"  # mean line confidence is low
+    MANY_UNREADABLE_LINES = "many_unreadable_lines"  # many lines read with low confidence
+    INK_NOT_READ = "ink_not_read"  # text-like ink that no line covers
+    NO_TEXT_FOUND = "no_text_found"  # the page has ink but no line was read
+    TEXT_TOO_SMALL = "text_too_small"  # lines are too few pixels high to read reliably
+    TEXT_VERTICAL = "text_vertical"  # most lines stand upright: a sideways page read as given
+    ORIENTATION_UNCERTAIN = "orientation_uncertain"  # the evidence on rotation was contested
+    LOW_RESOLUTION = "low_resolution"  # the scan itself has too few pixels for its text
+
+
+PageVerdict = Literal["ok", "review"]
+
+
+class PageQuality(BaseModel):
+    """What a page's OCR says about its own trustworthiness, and the verdict drawn from it."""
+
+    verdict: PageVerdict
+    reasons: list[ReviewReason] = Field(default_factory=list)
+    lines: int = 0
+    mean_confidence: float | None = None  # weighted by characters
+    p10_confidence: float | None = None  # 10th percentile of line confidence
+    low_confidence_lines: int = 0  # lines read with confidence under 0.6
+    dropped_lines: int = 0  # detected lines that read as nothing (left out of `lines`)
+    ink_covered: float | None = None  # share of the page's text-like ink inside a line box
+    line_height_px: float | None = None  # median line height on the rendered page
+    retried: str | None = None  # what a second read of the page changed, where one ran
 
 
 class PageResult(BaseModel):
@@ -50,6 +109,9 @@ class PageResult(BaseModel):
     markdown: str | None = None
     # Where the lines came from: the PDF's own text layer, or OCR of the rendered page.
     text_source: TextSource = "ocr"
+    orientation: OrientationCheck | None = None  # where the page's rotation was checked
+    render: RenderInfo | None = None  # PDF pages rendered for OCR
+    quality: PageQuality | None = None  # OCR'd pages
 
     @property
     def text(self) -> str:
@@ -88,6 +150,7 @@ class OcrResult(BaseModel):
     markdown: str | None = None  # full document Markdown for layout models
     timings_ms: dict[str, float] = Field(default_factory=dict)
     cached: bool = False  # served from the content-hash result cache
+    review_pages: list[int] = Field(default_factory=list)  # pages whose verdict is "review"
 
     @classmethod
     def assemble(
@@ -114,4 +177,12 @@ class OcrResult(BaseModel):
             text=text,
             markdown=markdown,
             timings_ms=timings_ms,
+            review_pages=review_pages(pages),
         )
+
+
+def review_pages(pages: list[PageResult]) -> list[int]:
+    """The pages whose quality verdict asks a person to look."""
+    return [
+        page.page for page in pages if page.quality is not None and page.quality.verdict == "review"
+    ]

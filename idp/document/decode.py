@@ -30,6 +30,7 @@ from idp.contract.errors import (
 )
 from idp.contract.lifetime import Closing
 from idp.contract.names import MediaType
+from idp.contract.results import RenderInfo
 from idp.document.media_types import detect_media_type
 
 __all__ = ["Document", "DocumentFacts", "PageImage", "detect_media_type", "open_document"]
@@ -59,6 +60,7 @@ class PageImage:
 
     page: int
     pixels: npt.NDArray[np.uint8]
+    render: RenderInfo | None = None  # how a PDF page was rasterized; None for raster images
 
     @property
     def width(self) -> int:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from idp.contract.errors import ENGINE_FAULTS, EngineFailure
-from idp.contract.results import Block, EngineInfo, Line, Rotation
+from idp.contract.results import Block, EngineInfo, Line, OrientationCheck, Rotation
 
 if TYPE_CHECKING:
     from idp.document.decode import PageImage
@@ -25,6 +25,8 @@ class PageContent:
     # what finding that out cost; 0 where no orientation step ran.
     rotation: Rotation = 0
     orientation_ms: float = 0.0
+    orientation: OrientationCheck | None = None  # the decision and its evidence, where checked
+    dropped_lines: int = 0  # detected lines that read as nothing
 
 
 class OcrEngine(Protocol):
