@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from idp.document.ocr.onnx_export import ONNX_FILE
+from idp.document.ocr.word_spacing import SPACE_EVIDENCE
 
 InferenceBackend = Literal["paddle", "onnxruntime"]
 
@@ -39,6 +40,9 @@ class EngineSettings:
     # None: per runtime (ONNX Runtime 1: wide text lines batched together run slower per
     # line on CPU; Paddle 6, the library default).
     rec_batch_size: int | None = None
+    # Word spaces the recognizer saw but lost to CTC's blank (idp.document.ocr.word_spacing): the
+    # least p(space) that writes one. None decodes text lines exactly as PaddleX does.
+    word_space_evidence: float | None = SPACE_EVIDENCE
     # PP-StructureV3 parts. Formula recognition (PP-FormulaNet_plus-L) is off on CPU: it is
     # by far the slowest sub-model and most business documents carry no formulas.
     use_table_recognition: bool = True

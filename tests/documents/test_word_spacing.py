@@ -1,0 +1,250 @@
+"""Word spaces the recognizer saw: CTC output decoded with them (idp.document.ocr.word_spacing).
+
+The decoder tests build a text line's CTC output column by column, as the recognition model
+emits it (one column per 8 px of the line image, each a probability per class). The engine tests
+read the demo letter and a Chinese page with real PP-OCRv5 on the offline weights, on both
+inference backends the engine can run.
+
+samples/chinese-lines.png: two lines set in Droid Sans Fallback (Debian fonts-droid-fallback,
+Apache-2.0), the second with 7 px between characters, where the model gives p(space) up to 0.45
+between characters it does not separate.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from paddlex.inference.models.text_recognition.processors import CTCLabelDecode
+
+from idp.contract.jobs import JobOptions
+from idp.contract.names import OcrModel
+from idp.document.decode import PageImage
+from idp.document.ocr.catalogue import base_recognition_model_name, detection_model_name
+from idp.document.ocr.engine_settings import EngineSettings, InferenceBackend
+from idp.document.ocr.model_cache import ModelCache
+from idp.document.ocr.onnx_export import export_onnx
+from idp.document.ocr.paddle_engines import EngineRegistry, build_ocr_engine
+from idp.document.ocr.pipeline import ocr_document
+from idp.document.ocr.word_spacing import SpaceAwareCtcDecode
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEMO_LETTER = REPO_ROOT / "samples" / "sample-letter.pdf"
+CHINESE_PAGE = Path(__file__).parent / "samples" / "chinese-lines.png"
+
+CHARACTERS = [
+    *"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+    *",.:%()",
+    "中",
+    "文",
+]
+STOCK = CTCLabelDecode(character_list=CHARACTERS)  # PaddleX's decoder: adds blank and space
+BLANK, SPACE = 0, len(STOCK.character) - 1
+PITCH = 3  # columns from one character to the next inside a word
+
+
+def _column(cls: int, p: float) -> np.ndarray:
+    column = np.full(len(STOCK.character), (1.0 - p) / (len(STOCK.character) - 1))
+    column[cls] = p
+    return column
+
+
+def _char(ch: str) -> np.ndarray:
+    return _column(STOCK.character.index(ch), 0.98)
+
+
+def _blank(space: float = 0.0) -> np.ndarray:
+    column = _column(BLANK, 0.99 - space)
+    column[SPACE] = space
+    return column
+
+
+def ctc_line(*words: str, space: float, gap: int = 1) -> np.ndarray:
+    """One line's CTC output: one column per character, PITCH columns apart inside a word and
+    PITCH + `gap` between words, blank columns between; the blank column before each word but
+    the first carries p(space) = `space`, as the model gives it at a word gap."""
+    columns = [_blank() for _ in range(sum(len(word) for word in words) * PITCH * 2)]
+    column = 1
+    for number, word in enumerate(words):
+        if number:
+            column += gap
+            columns[column - 1] = _blank(space)
+        for ch in word:
+            columns[column] = _char(ch)
+            column += PITCH
+    return np.stack(columns[:column])
+
+
+def decode(*lines: np.ndarray, **kwargs: Any) -> list[Any]:
+    """Lines decoded in one batch, padded with blank columns as the recognizer pads them."""
+    width = max(len(line) for line in lines)
+    batch = np.stack([np.vstack([line, *[_blank()] * (width - len(line))]) for line in lines])
+    texts, _ = SpaceAwareCtcDecode(STOCK)([batch], **kwargs)
+    return texts
+
+
+def test_a_word_gap_the_model_half_saw_is_read_as_a_space() -> None:
+    # GIVEN "EUR including" as on the demo letter: the gap no wider than the line's pitch
+    # and its space column (0.23) losing to blank (0.76)
+    line = ctc_line("EUR", "including", space=0.23, gap=0)
+    assert STOCK([line[None]])[0] == ["EURincluding"]
+
+    # WHEN it is decoded THEN the space is there
+    assert decode(line) == ["EUR including"]
+
+
+def test_a_gap_without_space_evidence_stays_closed() -> None:
+    # GIVEN a gap as wide as a word gap but with p(space) at the level inside a word
+    line = ctc_line("EUR", "including", space=0.05)
+
+    # WHEN decoded THEN no space is written
+    assert decode(line) == ["EURincluding"]
+
+
+def test_a_space_the_model_wrote_is_kept_once() -> None:
+    # GIVEN a gap whose space column the model already reads as a space
+    line = ctc_line("VAT", "at", space=0.8)
+
+    # WHEN decoded THEN there is one space
+    assert decode(line) == ["VAT at"]
+
+
+def test_chinese_characters_never_get_a_space_between_them() -> None:
+    # GIVEN two Chinese characters with the space evidence of a Latin word gap between them
+    line = ctc_line("中", "文", space=0.4)
+
+    # WHEN decoded THEN they stay together: Chinese is written without word spaces
+    assert decode(line) == ["中文"]
+
+
+def test_no_space_is_written_before_a_full_stop() -> None:
+    # GIVEN evidence for a space between "20%" and the full stop that ends the sentence
+    line = ctc_line("20%", ".", space=0.4)
+
+    # WHEN decoded THEN the full stop follows the word
+    assert decode(line) == ["20%."]
+
+
+def test_a_space_may_follow_a_comma() -> None:
+    # GIVEN evidence for a space after a comma
+    line = ctc_line("Street,", "London", space=0.3)
+
+    # WHEN decoded THEN the words are separated
+    assert decode(line) == ["Street, London"]
+
+
+def test_characters_closer_than_the_lines_pitch_are_not_separated() -> None:
+    # GIVEN "fi" of a ligature: two characters closer than the line's usual distance, with
+    # space evidence in the one column between them
+    line = ctc_line("fi", "xed", space=0.3, gap=-1)
+
+    # WHEN decoded THEN they stay one word
+    assert decode(line) == ["fixed"]
+
+
+def test_each_line_of_a_batch_is_decoded_on_its_own_evidence() -> None:
+    # GIVEN two lines batched together, the shorter one padded: one with a half-seen word gap
+    spaced = ctc_line("NW1", "6XE", space=0.2)
+    closed = ctc_line("London", "NW1", space=0.02)
+
+    # WHEN decoded together THEN only the first gets its space
+    assert decode(closed, spaced) == ["LondonNW1", "NW1 6XE"]
+
+
+def test_a_line_without_a_new_space_keeps_its_confidence() -> None:
+    # GIVEN a line where nothing is to be added
+    line = ctc_line("EUR", "including", space=0.05)[None]
+
+    # WHEN decoded THEN its confidence is PaddleX's own
+    assert SpaceAwareCtcDecode(STOCK)([line])[1] == pytest.approx(STOCK([line])[1])
+
+
+def test_word_boxes_split_at_the_space_found() -> None:
+    # GIVEN a half-seen word gap, decoded with per-word column positions (return_word_box)
+    line = ctc_line("EUR", "including", space=0.23)
+
+    # WHEN decoded
+    [(text, (_, words, _, _))] = decode(
+        line, return_word_box=True, wh_ratio_list=[10.0], max_wh_ratio=10.0
+    )
+
+    # THEN the words are the two words read
+    assert text == "EUR including"
+    assert ["".join(word) for word in words if "".join(word).strip()] == ["EUR", "including"]
+
+
+# ---- real PP-OCRv5 on the offline weights ----------------------------------------------------
+
+BACKENDS: dict[InferenceBackend, JobOptions] = {
+    "onnxruntime": JobOptions(),  # as `make demo` runs it
+    # The offline text-line orientation model is ONNX only, so on Paddle pages are read as given.
+    "paddle": JobOptions(use_doc_orientation_classify=False),
+}
+
+
+@pytest.fixture(scope="module", params=list(BACKENDS))
+def backend(
+    request: pytest.FixtureRequest, models_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[EngineRegistry, JobOptions]:
+    runtime: InferenceBackend = request.param
+    if runtime == "onnxruntime":
+        for model in (detection_model_name(), base_recognition_model_name()):
+            assert export_onnx(models_dir / model)
+    cache = ModelCache(
+        s3=None,
+        bucket=None,
+        local_root=tmp_path_factory.mktemp("models"),
+        search_roots=[models_dir],
+    )
+    settings = EngineSettings(cpu_threads=2, runtime=runtime)
+    return EngineRegistry(resolve=cache.fetch, settings=settings), BACKENDS[runtime]
+
+
+@pytest.mark.ocr
+def test_the_demo_letter_reads_with_its_word_spaces(
+    backend: tuple[EngineRegistry, JobOptions],
+) -> None:
+    # GIVEN the demo's sample letter and the processor's engine
+    registry, options = backend
+    engine = registry.get(OcrModel.PP_OCRV5, "en", options)
+
+    # WHEN it is read end to end
+    document = ocr_document(DEMO_LETTER.read_bytes(), engine=engine, options=options)
+
+    # THEN the words the stock decoding ran together are apart
+    text = "\n".join(line.text for line in document.pages[0].lines)
+    assert engine.info.name == f"paddleocr/{registry.settings.runtime}"
+    assert "Total amount payable: 1,284.50 EUR including VAT at 20%." in text
+    assert "London NW1 6XE" in text
+
+
+def _chinese_page() -> PageImage:
+    from PIL import Image
+
+    with Image.open(CHINESE_PAGE) as image:
+        pixels = np.asarray(image.convert("RGB"))
+    return PageImage(page=1, pixels=pixels)
+
+
+@pytest.mark.ocr
+def test_a_chinese_page_reads_as_without_the_space_decoder(
+    models_dir: Path, tmp_path: Path
+) -> None:
+    # GIVEN a Chinese page, one line set with wide letter-spacing, read by the processor's
+    # engine and by one decoding as PaddleX does
+    cache = ModelCache(s3=None, bucket=None, local_root=tmp_path, search_roots=[models_dir])
+    options = JobOptions(use_doc_orientation_classify=False)
+    settings = EngineSettings(cpu_threads=2)
+    stock = build_ocr_engine("ch", options, cache.fetch, EngineSettings(word_space_evidence=None))
+    engine = build_ocr_engine("ch", options, cache.fetch, settings)
+
+    # WHEN both read it
+    page = _chinese_page()
+    read = [line.text for line in engine.recognize(page).lines]
+    expected = [line.text for line in stock.recognize(page).lines]
+
+    # THEN the space decoder adds nothing between Chinese characters
+    assert read == expected
+    assert read[0] == "会议纪要：预算审查推迟到第三季度。"
