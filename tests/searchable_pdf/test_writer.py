@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import numpy as np
 import pypdfium2  # type: ignore[import-untyped]
 import pytest
 from PIL import Image, ImageChops
@@ -13,7 +14,8 @@ from pypdf import PdfReader, PdfWriter
 from pypdf.generic import ArrayObject, DictionaryObject, NameObject
 
 from devkit import synthetic
-from idp.contract.results import Block, Line, PageResult, Quad
+from idp.contract.results import Block, Line, PageResult, Quad, Rotation
+from idp.document.ocr.orientation import quad_on_original
 from idp.document.searchable_pdf import concatenate_pdfs, write_searchable_pdf
 from tests.pdftext import assert_words_in_boxes, pdf_text, read_pages
 
@@ -134,6 +136,86 @@ def test_a_rotated_pdf_page_gets_its_text_where_the_page_is_seen(tmp_path: Path)
     (page,) = read_pages(out)
     assert pdf_text(out).split() == result.text.split()
     assert_words_in_boxes(page, result, points_per_pixel=0.5)
+
+
+# The scanner's quarter turns counter-clockwise → the reading's rotation, and the /Rotate
+# that shows the page upright.
+TURNED = [(1, 270, 90), (2, 180, 180), (3, 90, 270)]
+
+
+def _read_turned(upright: PageResult, rotation: Rotation) -> PageResult:
+    """What a reading of `upright` turned `rotation` gives: its lines, boxes on the page as
+    uploaded (the upright page turned back)."""
+    width, height = upright.width, upright.height
+    if rotation in (90, 270):
+        width, height = height, width
+    lines = [
+        line.model_copy(
+            update={
+                "box": quad_on_original(line.box, rotation=rotation, width=width, height=height)
+            }
+        )
+        for line in upright.lines
+    ]
+    return PageResult(page=1, width=width, height=height, rotation=rotation, lines=lines)
+
+
+@pytest.mark.parametrize("kind", ["pdf", "png"])
+@pytest.mark.parametrize(("turns", "rotation", "shown"), TURNED)
+def test_a_page_read_turned_is_shown_upright_with_its_text_in_order(
+    tmp_path: Path, kind: str, turns: int, rotation: Rotation, shown: int
+) -> None:
+    # GIVEN a page scanned sideways or upside down, and its lines as read turned upright
+    upright = _scanned_page(LINES, (600, 300))
+    scan = Image.fromarray(np.rot90(np.asarray(upright), k=turns))
+    data = synthetic.pdf_pages([scan]) if kind == "pdf" else synthetic.encode(scan, "PNG")
+    scale = 2 if kind == "pdf" else 1  # pixels per point of the page as rendered
+    result = _read_turned(_page_result(1, 600 * scale, 300 * scale, LINES), rotation)
+
+    # WHEN its searchable PDF is written
+    out = _write(tmp_path, data, [result])
+
+    # THEN a viewer shows it upright (its /Rotate turns it clockwise), as wide as the upright page
+    with pypdfium2.PdfDocument(out) as pdf:
+        assert (pdf[0].get_rotation(), pdf[0].get_size()) == (shown, (600, 300))
+    # AND an extractor reads its lines top to bottom, each left to right
+    assert pdf_text(out).split() == " ".join(LINES).split()
+
+
+def test_a_turned_pdf_page_keeps_its_image_unchanged(tmp_path: Path) -> None:
+    # GIVEN a PDF page scanned sideways, read turned
+    scan = Image.fromarray(np.rot90(np.asarray(_scanned_page(LINES, (600, 300)))))
+    data = synthetic.pdf_pages([scan])
+    result = _read_turned(_page_result(1, 1200, 600, LINES), 270)
+
+    # WHEN its searchable PDF is written
+    out = _write(tmp_path, data, [result])
+
+    # THEN the page's image is the same stream, byte for byte: only the page's /Rotate changed
+    def image_bytes(pdf: PdfReader) -> bytes:
+        (image,) = pdf.pages[0].images
+        return image.data
+
+    assert image_bytes(PdfReader(out)) == image_bytes(PdfReader(io.BytesIO(data)))
+
+
+def test_a_stored_rotate_and_the_readings_turn_add_up(tmp_path: Path) -> None:
+    # GIVEN an upright scan stored with a wrong /Rotate 90 (shown sideways), read turned 90°
+    # counter-clockwise
+    scan = _scanned_page(LINES, (600, 300))
+    writer = PdfWriter(clone_from=io.BytesIO(synthetic.pdf_pages([scan])))
+    writer.pages[0].rotate(90)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    result = _read_turned(_page_result(1, 1200, 600, LINES), 90)
+
+    # WHEN its searchable PDF is written
+    out = _write(tmp_path, buffer.getvalue(), [result])
+
+    # THEN the two turns cancel: no /Rotate is left, and the text reads in order
+    with pypdfium2.PdfDocument(out) as pdf:
+        assert (pdf[0].get_rotation(), pdf[0].get_size()) == (0, (600, 300))
+    assert pdf_text(out).split() == " ".join(LINES).split()
 
 
 @pytest.mark.parametrize("fmt", ["PNG", "JPEG", "TIFF"])

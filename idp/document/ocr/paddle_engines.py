@@ -13,7 +13,7 @@ import logging
 import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -24,7 +24,7 @@ from idp.contract.jobs import JobOptions
 from idp.contract.names import OcrModel
 from idp.contract.results import EngineInfo
 from idp.document.decode import PageImage
-from idp.document.ocr.catalogue import DOC_ORIENTATION_MODEL
+from idp.document.ocr.catalogue import DOC_ORIENTATION_MODEL, TEXTLINE_ORIENTATION_MODEL
 from idp.document.ocr.engine import OcrEngine, PageContent, failures_on_page
 from idp.document.ocr.engine_settings import (
     EngineSettings,
@@ -38,10 +38,15 @@ from idp.document.ocr.model_choice import (
     resolve_models,
     structure_model_names,
 )
+from idp.document.ocr.onnx_export import ONNX_FILE
 from idp.document.ocr.orientation import (
+    LineOrientationModel,
+    OnnxLineOrientation,
     OnnxOrientationClassifier,
     OrientationClassifier,
+    OrientationModels,
     OrientedEngine,
+    PaddleLineOrientation,
     PaddleOrientationClassifier,
 )
 from idp.document.ocr.paddle_environment import (
@@ -51,6 +56,7 @@ from idp.document.ocr.paddle_environment import (
 )
 from idp.document.ocr.paddle_kwargs import engine_kwargs
 from idp.document.ocr.paddle_output import lines_from_ocr, structure_page_content
+from idp.document.ocr.word_spacing import install_space_decoder
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +104,13 @@ class PaddleOcrEngine(_PaddlePipelineEngine):
         result = self._predict(page)
         return PageContent(lines=lines_from_ocr(result, page.width, page.height))
 
+    def read_lines(
+        self, lines: Sequence[np.ndarray[Any, np.dtype[np.uint8]]]
+    ) -> list[tuple[str, float]]:
+        """Text and confidence of each RGB line image: the recognizer alone, no detection
+        (the page orientation check reads its sample lines turned this way)."""
+        return _read_line_images(self._pipeline.paddlex_pipeline.text_rec_model, lines)
+
 
 class PPStructureV3Engine(_PaddlePipelineEngine):
     """PP-StructureV3: layout blocks, tables as HTML, reading order and page Markdown."""
@@ -107,6 +120,23 @@ class PPStructureV3Engine(_PaddlePipelineEngine):
         data = result.json["res"]
         markdown = result.markdown.get("markdown_texts")
         return structure_page_content(data, markdown, page.width, page.height)
+
+    def read_lines(
+        self, lines: Sequence[np.ndarray[Any, np.dtype[np.uint8]]]
+    ) -> list[tuple[str, float]]:
+        """Text and confidence of each RGB line image: its OCR's recognizer alone."""
+        ocr = self._pipeline.paddlex_pipeline.general_ocr_pipeline
+        return _read_line_images(ocr.text_rec_model, lines)
+
+
+def _read_line_images(
+    recognizer: Any, lines: Sequence[np.ndarray[Any, np.dtype[np.uint8]]]
+) -> list[tuple[str, float]]:
+    if not lines:
+        return []
+    # PaddleX treats ndarray input as OpenCV-style BGR.
+    results = recognizer([np.ascontiguousarray(line[:, :, ::-1]) for line in lines])
+    return [(str(result["rec_text"]), float(result["rec_score"])) for result in results]
 
 
 def _fetch_for_paddle(
@@ -159,6 +189,8 @@ def build_paddle_engine(
     pipeline = getattr(paddleocr, kind.library_class)(
         **engine_kwargs(model, model_dirs, options, settings, runtime)
     )
+    if settings.word_space_evidence is not None:
+        install_space_decoder(pipeline, threshold=settings.word_space_evidence)
     logger.info("%s engine ready: %s on %s", model.value, ", ".join(roles.values()), runtime)
     return kind.engine(pipeline, info=_engine_info(runtime, roles))
 
@@ -195,6 +227,39 @@ def build_orientation_classifier(
     )
     logger.info("page orientation: %s on %s", DOC_ORIENTATION_MODEL, runtime)
     return PaddleOrientationClassifier(predictor)
+
+
+def build_line_orientation_model(
+    resolve: ModelResolver, settings: EngineSettings
+) -> LineOrientationModel | None:
+    """PP-LCNet_x1_0_textline_ori from the model cache (the offline weights carry it as ONNX);
+    None where it cannot be had: the orientation check then rests on recognition alone."""
+    roles = {"textline_orientation": TEXTLINE_ORIENTATION_MODEL}
+    try:
+        model_dirs, runtime = _fetch_for_paddle(roles, resolve, settings)
+    except ModelUnavailable as exc:
+        logger.warning("page orientation checked without line votes: %s", exc.message)
+        return None
+    _, model_dir = model_dirs["textline_orientation"]
+    logger.info("line orientation: %s on %s", TEXTLINE_ORIENTATION_MODEL, runtime)
+    if runtime == "onnxruntime":
+        return OnnxLineOrientation(model_dir / ONNX_FILE, threads=settings.cpu_threads)
+    from paddleocr import TextLineOrientationClassification
+
+    predictor = TextLineOrientationClassification(
+        model_name=TEXTLINE_ORIENTATION_MODEL,
+        model_dir=str(model_dir),
+        **settings.runtime_kwargs(runtime),
+    )
+    return PaddleLineOrientation(predictor)
+
+
+def build_orientation_models(resolve: ModelResolver, settings: EngineSettings) -> OrientationModels:
+    """The page classifier that proposes a rotation and the line model that checks it."""
+    return OrientationModels(
+        classifier=build_orientation_classifier(resolve, settings),
+        lines=build_line_orientation_model(resolve, settings),
+    )
 
 
 EngineFactory = Callable[[str, JobOptions, ModelResolver, EngineSettings], OcrEngine]
@@ -242,7 +307,7 @@ class EngineRegistry:
         self._factories = dict(factories if factories is not None else DEFAULT_FACTORIES)
         self._max_engines = max(1, max_engines)
         self._engines: OrderedDict[EngineKey, _WarmEngine] = OrderedDict()
-        self._orientation: OrientationClassifier | None = None  # shared by every engine
+        self._orientation: OrientationModels | None = None  # shared by every engine
         # _lock guards the table above and is never held while a model loads; one build lock
         # per engine key makes concurrent first uses of the same engine build it once.
         self._lock = threading.Lock()
@@ -268,7 +333,7 @@ class EngineRegistry:
         with self._orientation_lock:
             if warm.oriented is None:
                 if self._orientation is None:
-                    self._orientation = build_orientation_classifier(self._resolve, self.settings)
+                    self._orientation = build_orientation_models(self._resolve, self.settings)
                 warm.oriented = OrientedEngine(warm.engine, self._orientation)
             return warm.oriented
 

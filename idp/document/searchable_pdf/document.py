@@ -6,6 +6,10 @@ of its own (a born-digital page, whose text a second copy would only duplicate).
 (PNG, JPEG, TIFF frames, BMP, WEBP): each frame becomes a page holding the image, JPEG passed
 through as is (DCTDecode) and anything else compressed losslessly (Flate). Pages are written one
 at a time to the output file, so a document of any length costs the memory of one page.
+
+A page that was read turned (PageResult.rotation) is shown upright, as OCRmyPDF's --rotate-pages
+does: its /Rotate turns it when displayed, its pixels and the text layer's place on them stay as
+they are, so viewers show it and text extractors read it the right way up.
 """
 
 from __future__ import annotations
@@ -76,7 +80,7 @@ def _write_pdf_pages(
         index = first_page - 1 + offset
         page = reader.pages[index]
         if _has_own_text(data, index, result):
-            writer.add_page(copier.page_entries(page))
+            writer.add_page(_upright_entries(copier, page, result))
         else:
             _write_pdf_page(writer, copier, page, result)
         copier.flush()
@@ -119,7 +123,7 @@ def _write_pdf_page(
         width, height = height, width
     layer = text_layer(result, PageGeometry(width, height, box, rotate))
     if not layer:
-        writer.add_page(copier.page_entries(page))
+        writer.add_page(_upright_entries(copier, page, result))
         return
     save, restore = writer.graphics_state_brackets()
     contents = page.get("/Contents")
@@ -130,7 +134,7 @@ def _write_pdf_page(
     else:  # an array of streams (itself possibly indirect): its items
         own = copier.serialize(contents.get_object())[1:-1]
     overlay = writer.add_stream(b"/Filter /FlateDecode", zlib.compress(layer))
-    entries = copier.page_entries(page, skip=frozenset({"/Contents", "/Resources"}))
+    entries = _upright_entries(copier, page, result, skip=frozenset({"/Contents", "/Resources"}))
     resources = _resources_with_font(copier, page, writer.text_font())
     writer.add_page(
         entries
@@ -140,6 +144,25 @@ def _write_pdf_page(
         + own
         + b" %d 0 R %d 0 R]" % (restore, overlay)
     )
+
+
+def _shown_rotation(rotate: int, result: PageResult) -> int:
+    """The page's /Rotate that shows it upright: the page as rendered was read turned
+    `result.rotation` degrees counter-clockwise, and /Rotate turns clockwise."""
+    return (rotate - result.rotation) % 360
+
+
+def _upright_entries(
+    copier: PdfObjectCopier,
+    page: PageObject,
+    result: PageResult,
+    *,
+    skip: frozenset[str] = frozenset(),
+) -> bytes:
+    """The page's own entries less `skip`, with the /Rotate that shows it upright."""
+    entries = copier.page_entries(page, skip=skip | {"/Rotate"})
+    shown = _shown_rotation(page.rotation % 360, result)
+    return entries + (b" /Rotate %d" % shown if shown else b"")
 
 
 def _resources_with_font(copier: PdfObjectCopier, page: PageObject, text_font: int) -> bytes:
@@ -202,11 +225,12 @@ def _write_image_page(
     layer = text_layer(result, PageGeometry(width, height, (0, 0, width, height)))
     content = f"q {number(width)} 0 0 {number(height)} 0 0 cm /{_IMAGE_NAME} Do Q\n".encode()
     stream = writer.add_stream(b"/Filter /FlateDecode", zlib.compress(content + layer))
+    shown = _shown_rotation(0, result)
     writer.add_page(
         f"/MediaBox [0 0 {number(width)} {number(height)}] "
         f"/Resources << /XObject << /{_IMAGE_NAME} {xobject} 0 R >> "
         f"/Font << /{FONT_RESOURCE} {writer.text_font()} 0 R >> >> "
-        f"/Contents {stream} 0 R".encode()
+        f"/Contents {stream} 0 R{f' /Rotate {shown}' if shown else ''}".encode()
     )
 
 
