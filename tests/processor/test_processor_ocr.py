@@ -13,6 +13,7 @@ from devkit.textmetrics import character_error_rate
 from idp.contract import names
 from idp.contract.names import JobStatus
 from idp.contract.results import OcrResult
+from idp.document.ocr.catalogue import TEXTLINE_ORIENTATION_MODEL
 from idp.document.ocr.orientation import OFFLINE_MODEL_NAME
 from tests.processor.conftest import RESULTS_BUCKET, Aws, Invoke, WarmEngines
 
@@ -65,6 +66,7 @@ def test_document_is_recognized_and_job_completes(kind: str, aws: Aws, invoke_wa
         "PP-OCRv5_mobile_det",
         "PP-OCRv5_mobile_rec",
         OFFLINE_MODEL_NAME,  # page orientation (on by default), the offline model
+        TEXTLINE_ORIENTATION_MODEL,  # and the line model that checks its proposal
     ]
     assert record["engine"]["name"] == "paddleocr/onnxruntime"
     result_key = f"{names.RESULTS_PREFIX}{job.job_id}/{names.RESULT_JSON}"
@@ -98,11 +100,16 @@ def test_document_is_recognized_and_job_completes(kind: str, aws: Aws, invoke_wa
 
 def test_model_dirs_came_from_the_s3_model_cache(warm_engines: WarmEngines) -> None:
     # GIVEN the session's engine, built from an empty local root and a moto cache bucket
-    # THEN both model dirs were unpacked from the bucket's archives into that root
-    assert set(warm_engines.fetched) == {"PP-OCRv5_mobile_det", "PP-OCRv5_mobile_rec"}
+    # THEN every model dir (PP-OCRv5's two, the line orientation model) was unpacked from the
+    # bucket's archives into that root
+    assert set(warm_engines.fetched) == {
+        "PP-OCRv5_mobile_det",
+        "PP-OCRv5_mobile_rec",
+        TEXTLINE_ORIENTATION_MODEL,
+    }
     for name, path in warm_engines.fetched.items():
         assert path.name == name
-        assert (path / "inference.pdiparams").is_file()
+        assert (path / "inference.yml").is_file()
         assert (path / ".idp-model-complete").is_file()
 
 

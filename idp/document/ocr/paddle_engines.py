@@ -56,6 +56,7 @@ from idp.document.ocr.paddle_environment import (
 )
 from idp.document.ocr.paddle_kwargs import engine_kwargs
 from idp.document.ocr.paddle_output import lines_from_ocr, structure_page_content
+from idp.document.ocr.reading_order import read_in_order
 from idp.document.ocr.word_spacing import install_space_decoder
 
 logger = logging.getLogger(__name__)
@@ -102,7 +103,10 @@ class PaddleOcrEngine(_PaddlePipelineEngine):
 
     def recognize(self, page: PageImage) -> PageContent:
         result = self._predict(page)
-        return PageContent(lines=lines_from_ocr(result, page.width, page.height))
+        lines = lines_from_ocr(result, page.width, page.height)
+        # PaddleOCR sorts lines by y alone, which reads straight across columns.
+        ordered = read_in_order(lines, page.width, page.height)
+        return PageContent(lines=ordered.lines, blocks=ordered.blocks)
 
     def read_lines(
         self, lines: Sequence[np.ndarray[Any, np.dtype[np.uint8]]]
