@@ -231,6 +231,7 @@ def merge(
         source=done.plan.source,
         engine=done.merged.engine,
         timings=done.merged.timings_ms,
+        review_pages=done.merged.review_pages,
         merged_at=utc_now(),
     )
     fan_in.delete_work(job.job_id)

@@ -92,6 +92,7 @@ def finish_job(
         source=result.source,
         engine=result.engine,
         timings=timings,
+        review_pages=result.review_pages,
         **fields,
     )
 
@@ -116,9 +117,11 @@ def complete_job(
     source: SourceInfo,
     engine: EngineInfo,
     timings: dict[str, float],
+    review_pages: list[int],
     **fields: Any,
 ) -> InvocationOutcome:
-    """Record the job COMPLETED with its result files (`fields`: more to record on the job)."""
+    """Record the job COMPLETED with its result files and the pages whose verdict asks a person
+    to look (`fields`: more to record on the job)."""
     if written.markdown_uri is not None:
         fields["markdown_uri"] = written.markdown_uri
     completed = warm.store.mark_completed(
@@ -131,6 +134,7 @@ def complete_job(
         content_sha256=source.sha256,
         media_type=source.media_type,
         engine=engine.model_dump(),
+        review_pages=review_pages,
         **fields,
     )
     if completed and warm.telemetry is not None:

@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 import boto3
 import typer
@@ -232,7 +232,7 @@ def _error_text(record: JobRecord | None) -> str:
 def jobs_table(records: list[JobRecord], title: str) -> Table:
     """Jobs as a table; errors follow as the table's caption so narrow terminals stay readable."""
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, caption_justify="left")
-    for column in ("job", "status", "model", "lang", "pages", "file", "ms"):
+    for column in ("job", "status", "model", "lang", "pages", "review", "file", "ms"):
         table.add_column(column, no_wrap=True)
     # pages: done/total (and chunks) while a job runs, the page count once it has ended
     errors = []
@@ -247,6 +247,7 @@ def jobs_table(records: list[JobRecord], title: str) -> Table:
             str(record.get("model", "")),
             str(record.get("lang", "")),
             _pages_cell(record),
+            review_cell(record),
             str(record.get("input_key", "")).rsplit("/", 1)[-1][:24],
             f"{total:.0f}" if isinstance(total, int | float) else "",
         )
@@ -255,6 +256,22 @@ def jobs_table(records: list[JobRecord], title: str) -> Table:
     if errors:
         table.caption = "\n".join(errors)
     return table
+
+
+_REVIEW_PAGES_SHOWN: Final = 5
+
+
+def review_cell(record: JobRecord) -> str:
+    """The pages a person should look at (the job's `review_pages`): "ok" when none, blank
+    until the job has completed (or for jobs completed before verdicts were recorded)."""
+    if "review_pages" not in record:
+        return ""
+    pages = record["review_pages"]
+    if not pages:
+        return "[green]ok[/]"
+    shown = ", ".join(str(page) for page in pages[:_REVIEW_PAGES_SHOWN])
+    more = len(pages) - _REVIEW_PAGES_SHOWN
+    return f"[yellow]p. {shown}{f' +{more}' if more > 0 else ''}[/]"
 
 
 def _pages_cell(record: JobRecord) -> str:

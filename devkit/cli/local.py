@@ -155,6 +155,11 @@ def _print_result_summary(file: str, result_path: Path, overlay_path: Path | Non
     text = "\n".join(line["text"] for line in first.get("lines", []))
     out.rule(f"{file}: page 1 of {len(document.get('pages', []))} ({document['engine']['name']})")
     out.print(text or "(no text recognized)", markup=False, highlight=False)
+    for page in document.get("pages", []):
+        quality = page.get("quality") or {}
+        if quality.get("verdict") == "review":
+            reasons = ", ".join(quality.get("reasons", []))
+            out.print(f"[yellow]review page {page['page']}[/]: {reasons}")
     out.print(f"result: {result_path}")
     searchable = result_path.with_name(names.RESULT_PDF)
     if searchable.exists():

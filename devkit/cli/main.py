@@ -20,6 +20,7 @@ from devkit.cli.common import (
     jobs_table,
     out,
     parse_model,
+    review_cell,
     with_stack_target,
 )
 from devkit.cli.endpoint import endpoint_app
@@ -84,6 +85,8 @@ def status(
     progress = JobProgress.of(record).describe()
     if progress:
         table.add_row("[bold]progress[/]", f"{progress} pages")
+    if "review_pages" in record:
+        table.add_row("[bold]review[/]", review_cell(record))
     for key, value in record.items():
         table.add_row(key, json.dumps(value) if isinstance(value, dict | list) else str(value))
     out.print(table)

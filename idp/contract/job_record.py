@@ -82,3 +82,4 @@ class JobRecord(TypedDict, total=False):
     timings_ms: dict[str, float]
     error: ErrorRecord
     failed_pages: str
+    review_pages: list[int]  # pages whose quality verdict asks a person to look

@@ -17,14 +17,14 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from idp.contract import names
 from idp.contract.jobs import ChunkSpec
-from idp.contract.results import EngineInfo, OcrResult, PageResult, SourceInfo
+from idp.contract.results import EngineInfo, OcrResult, PageResult, SourceInfo, review_pages
 
 _PAGE_SEPARATOR: Final = "\n\n"  # as OcrResult.assemble joins pages
 
@@ -129,6 +129,7 @@ class MergedResult:
     has_markdown: bool
     engine: EngineInfo
     timings_ms: dict[str, float]
+    review_pages: list[int]
 
 
 def stream_merged_result(
@@ -174,6 +175,7 @@ def stream_merged_result(
             text="",
             markdown="" if spools.has_markdown else None,
             timings_ms=timings(part_timings),
+            review_pages=spools.review_pages,
         )
         _write_fields(out, json.loads(header.model_dump_json()), spools)
     return MergedResult(
@@ -181,6 +183,7 @@ def stream_merged_result(
         has_markdown=spools.has_markdown,
         engine=engine,
         timings_ms=header.timings_ms,
+        review_pages=spools.review_pages,
     )
 
 
@@ -194,8 +197,10 @@ class _Spools:
     markdown_out: IO[bytes] | None  # result.md, raw
     pages_written: int = 0
     has_markdown: bool = False
+    review_pages: list[int] = field(default_factory=list)
 
     def add(self, page: PageResult) -> None:
+        self.review_pages.extend(review_pages([page]))
         if self.pages_written:
             self.pages.write(b",")
             self.text.write(_json_fragment(_PAGE_SEPARATOR))

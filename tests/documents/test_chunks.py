@@ -14,7 +14,15 @@ from devkit.client import JobProgress
 from idp.contract.job_record import JobRecord
 from idp.contract.jobs import ChunkSpec, DispatchedJob
 from idp.contract.names import OcrModel
-from idp.contract.results import EngineInfo, Line, OcrResult, PageResult, SourceInfo
+from idp.contract.results import (
+    EngineInfo,
+    Line,
+    OcrResult,
+    PageQuality,
+    PageResult,
+    ReviewReason,
+    SourceInfo,
+)
 from idp.flow.chunks import (
     ChunkPlan,
     MergeError,
@@ -41,6 +49,12 @@ def _page(number: int, *, markdown: bool = False) -> PageResult:
             Line(text=f"second {number}", box=((5, 6), (7, 6), (7, 8), (5, 8)), confidence=1.0),
         ],
         markdown=f"# Page {number}\n\ntext {number}" if markdown else None,
+        # every seventh page is doubtful
+        quality=(
+            PageQuality(verdict="review", reasons=[ReviewReason.LOW_CONFIDENCE])
+            if number % 7 == 0
+            else PageQuality(verdict="ok")
+        ),
     )
 
 
@@ -134,6 +148,8 @@ def test_merged_result_reads_as_the_unchunked_result(markdown: bool) -> None:
     assert [page.page for page in result.pages] == list(range(1, 24))
     assert merged.pages == 23
     assert merged.has_markdown is markdown
+    # and the pages to review are the whole document's
+    assert result.review_pages == merged.review_pages == [7, 14, 21]
     assert (md_out.getvalue().decode() or None) == expected.markdown
     # and the timings add the chunks' stages up and keep the orchestration's own
     assert result.timings_ms["ocr"] == 2300.0
