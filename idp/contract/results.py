@@ -34,7 +34,8 @@ class Line(BaseModel):
 class Block(BaseModel):
     """A region of a page, in reading order. Structure and VL models: their layout regions
     (text, title, table, figure, formula, ...). PP-OCRv5: the page's lines grouped as a person
-    reads them (paragraph, heading, table, header, footer, vertical), naming its `lines`."""
+    reads them (paragraph, heading, table, header, footer, vertical, right_to_left), naming
+    its `lines`."""
 
     type: str
     box: Quad

@@ -3,6 +3,7 @@
 Every way a user's file can be unusable ends here as a typed JobError (empty, unsupported,
 corrupt, encrypted, no pages, too many pages, too large), before any OCR work is spent on it.
 Pages are produced one at a time so a long document never holds more than one page in memory.
+A PDF page is rendered at a scale chosen from its content (idp.document.render_scale).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from idp.contract.errors import (
 from idp.contract.lifetime import Closing
 from idp.contract.names import MediaType
 from idp.contract.results import RenderInfo
+from idp.document import render_scale
+from idp.document.ink import page_ink, text_line_height
 from idp.document.media_types import detect_media_type
 
 __all__ = ["Document", "DocumentFacts", "PageImage", "detect_media_type", "open_document"]
@@ -133,13 +136,29 @@ class Document(Closing):
             yield self.page_image(index + 1)
 
     def page_image(self, number: int) -> PageImage:
-        """Page `number` (1-based, of this file) as RGB pixels."""
+        """Page `number` (1-based, of this file) as RGB pixels; a PDF page at the scale its
+        content asks for (PageImage.render says which, and why)."""
         index = number - 1
-        if self._pdf is not None:
-            pixels = self._render_pdf_page(index)
-        else:
-            pixels = self._decode_image_frame(index)
-        return PageImage(page=self._page_offset + number, pixels=pixels)
+        if self._pdf is None:
+            return PageImage(page=self.page_number(number), pixels=self._decode_image_frame(index))
+        pixels, render = self._render_pdf_page(index)
+        return PageImage(page=self.page_number(number), pixels=pixels, render=render)
+
+    def render_again(self, image: PageImage, *, scale: float, reason: str) -> PageImage:
+        """`image`'s PDF page rendered once more at `scale` (a second read of a doubtful page);
+        its RenderInfo keeps the scan's dpi and says `reason`. TypeError for a raster image."""
+        if image.render is None or self._pdf is None:
+            raise TypeError(f"page {image.page} is not a rendered PDF page")
+        render = RenderInfo(scale=scale, reason=reason, scan_dpi=image.render.scan_dpi)
+        page = self._load_pdf_page(image.page - self._page_offset - 1)
+        try:
+            width_pt, height_pt = page.get_size()
+            size = math.ceil(width_pt * scale), math.ceil(height_pt * scale)
+            self._check_pixels(*size, f"PDF page {image.page} rendered at {scale}×")
+            pixels = self._rasterize(page, scale, image.page)
+        finally:
+            page.close()
+        return PageImage(page=image.page, pixels=pixels, render=render)
 
     def page_number(self, number: int) -> int:
         """Page `number` of this file as numbered in the whole document (a chunk's offset)."""
@@ -211,24 +230,39 @@ class Document(Closing):
             number = self.page_number(index + 1)
             raise CorruptDocument(f"PDF page {number} cannot be loaded: {exc}") from None
 
-    def _render_pdf_page(self, index: int) -> npt.NDArray[np.uint8]:
-        pdfium = _pdfium()
-
+    def _render_pdf_page(self, index: int) -> tuple[npt.NDArray[np.uint8], RenderInfo]:
         number = self.page_number(index + 1)
         page = self._load_pdf_page(index)
         try:
+            # The job's scale decides whether a page may be rendered at all, whatever its content.
             self._rendered_size(page, number)
-            try:
-                bitmap = page.render(scale=self._pdf_scale, rev_byteorder=True)
-            except (pdfium.PdfiumError, ValueError) as exc:
-                raise CorruptDocument(f"PDF page {number} cannot be rendered: {exc}") from None
-            try:
-                pixels = np.array(bitmap.to_numpy()[:, :, :3], dtype=np.uint8, order="C")
-            finally:
-                bitmap.close()
+            budget = min(render_scale.PIXEL_BUDGET, self._max_pixels)
+            facts = render_scale.page_facts(page, pixel_budget=budget)
+            render = render_scale.choose_scale(facts, self._pdf_scale)
+            pixels = self._rasterize(page, render.scale, number)
+            if render_scale.needs_text_check(facts):
+                # A scan says nothing of its text's size until its pixels are seen: measured on
+                # this rendering, so the common page is rendered once.
+                line_px = text_line_height(page_ink(pixels))
+                raised = render_scale.raised_for_small_text(facts, render, line_px)
+                if raised is not None:
+                    del pixels  # one page in memory at a time
+                    render = raised
+                    pixels = self._rasterize(page, render.scale, number)
         finally:
             page.close()
-        return pixels
+        return pixels, render
+
+    def _rasterize(self, page: Any, scale: float, number: int) -> npt.NDArray[np.uint8]:
+        pdfium = _pdfium()
+        try:
+            bitmap = page.render(scale=scale, rev_byteorder=True)
+        except (pdfium.PdfiumError, ValueError) as exc:
+            raise CorruptDocument(f"PDF page {number} cannot be rendered: {exc}") from None
+        try:
+            return np.array(bitmap.to_numpy()[:, :, :3], dtype=np.uint8, order="C")
+        finally:
+            bitmap.close()
 
     def _rendered_size(self, page: Any, number: int) -> tuple[int, int]:
         """The page's size rendered at the job's scale; CorruptDocument / ImageTooLarge."""

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import json
+import random
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from devkit.client import PipelineClient
 from devkit.local.pipeline import LocalPipeline
-from devkit.synthetic import encode, encode_pages, render_page, sample_lines
+from devkit.synthetic import encode, encode_pages, pdf_pages, render_page, sample_lines
 from devkit.textmetrics import character_error_rate
 from idp.contract import names
 from idp.contract.job_record import JobRecord
@@ -223,6 +225,54 @@ def test_idp_status_and_jobs_show_what_dynamodb_holds(
     assert one.returncode == 0, one.stderr
     assert json.loads(one.stdout) == client.job(stored[0]["job_id"])
     assert names.JOB_ID_ATTR in json.loads(one.stdout)
+
+
+def _strokes(size: tuple[int, int] = (1200, 900)) -> Image.Image:
+    """A page of thick pen strokes: plenty of ink, no text."""
+    page = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(page)
+    rng = random.Random(3)
+    for _ in range(40):
+        x, y = rng.randrange(size[0] - 100), rng.randrange(size[1] - 100)
+        end = (x + rng.randrange(-200, 200), y + rng.randrange(-200, 200))
+        draw.line([(x, y), end], fill="black", width=6)
+    return page
+
+
+def test_a_page_with_ink_but_no_text_is_flagged_for_review_on_the_job_and_in_the_cli(
+    pipeline: LocalPipeline, tmp_path: Path
+) -> None:
+    # GIVEN a PDF whose first page is text and whose second is a drawing with no text
+    client = pipeline.client()
+    pdf = tmp_path / "drawing.pdf"
+    pdf.write_bytes(pdf_pages([_page(sample_lines(2, offset=40)), _strokes()]))
+    url = pipeline.endpoint.url
+    assert url is not None
+    env = {**pipeline.endpoint.process_env(), "PATH": "/usr/bin:/bin", "COLUMNS": "200"}
+
+    # WHEN it is processed
+    submitted = client.submit(pdf, model=OcrModel.PP_OCRV5)
+    record = client.wait([submitted.job_id], timeout_s=JOB_TIMEOUT_S)[submitted.job_id]
+
+    # THEN the job completes, but names page 2 for review in DynamoDB and in result.json
+    assert record is not None
+    assert record["status"] == JobStatus.COMPLETED
+    assert record["review_pages"] == [2]
+    result = client.result_document(submitted.job_id)
+    assert result["review_pages"] == [2]
+    first, second = result["pages"]
+    assert first["quality"]["verdict"] == "ok"
+    assert second["quality"]["verdict"] == "review"
+    assert second["quality"]["reasons"]
+    assert first["render"]["scale"] > 0
+    # AND `idp jobs` and `idp status` show it
+    listed = _idp("jobs", "--endpoint-url", url, env=env)
+    shown = _idp("status", submitted.job_id, "--endpoint-url", url, env=env)
+    assert listed.returncode == 0, listed.stderr
+    row = next(line for line in listed.stdout.splitlines() if submitted.job_id[:12] in line)
+    assert "p. 2" in row
+    assert shown.returncode == 0, shown.stderr
+    assert re.search(r"review\s.*p\. 2", shown.stdout)
 
 
 def test_idp_submit_result_and_overlay_against_the_emulator(

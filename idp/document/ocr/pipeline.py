@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from idp.contract import names
 from idp.contract.jobs import JobOptions
 from idp.contract.names import MediaType
-from idp.contract.results import PageResult, SourceInfo
-from idp.document.decode import PageImage, open_document
-from idp.document.ocr.engine import MultiPageEngine, OcrEngine
+from idp.contract.results import PageQuality, PageResult, SourceInfo
+from idp.document.decode import Document, PageImage, open_document
+from idp.document.ocr.engine import MultiPageEngine, OcrEngine, PageContent
+from idp.document.ocr.quality import assess_page, retry_scale, second_read_is_better
 from idp.document.text_layer.page import PageReader
 
 
@@ -31,7 +32,8 @@ class DocumentOcr:
     sha256: str
     size_bytes: int
     # Stage → milliseconds: "open" (detect + parse), "rasterize" and "ocr" (summed over pages);
-    # "orientation", when it ran, is the part of "ocr" spent finding which way up pages are.
+    # "orientation", when it ran, is the part of "ocr" spent finding which way up pages are;
+    # "retry", when it ran, the second reads of doubtful pages (rendering and OCR).
     timings_ms: dict[str, float] = field(default_factory=dict)
 
     def source(self, *, bucket: str, key: str) -> SourceInfo:
@@ -60,7 +62,8 @@ def ocr_document(
 ) -> DocumentOcr:
     """OCR every page of a PDF/PNG/JPEG/TIFF/BMP/WEBP document with a ready engine.
 
-    Pages are rasterized lazily (PDF at `options.pdf_scale`), so at most `page_batch` page
+    Pages are rasterized lazily (a PDF page at the scale its content asks for, never below
+    `options.pdf_scale`: idp.document.render_scale), so at most `page_batch` page
     images are held at a time; an engine that takes several pages at once (MultiPageEngine)
     gets them `page_batch` at a time so their work overlaps. Raises the JobError subclasses of
     idp.contract.errors for unusable input (EMPTY_INPUT, UNSUPPORTED_MEDIA_TYPE, CORRUPT_DOCUMENT,
@@ -74,10 +77,13 @@ def ocr_document(
     `read_page` (idp.document.text_layer.page.page_reader) sees each PDF page first: a page it
     returns is taken as it is (read from the text layer, never rasterized at full size nor OCR'd); a
     page it declines (None) is OCR'd. Pages stay in document order either way.
+
+    Every OCR'd page gets its quality verdict (idp.document.ocr.quality); a doubtful PDF page
+    that more pixels may cure is read once more at a higher scale, and the better read kept.
     """
     sha256 = hashlib.sha256(data).hexdigest()
     started = time.perf_counter()
-    seconds = {"rasterize": 0.0, "ocr": 0.0, "text_layer": 0.0}
+    seconds = {"rasterize": 0.0, "ocr": 0.0, "text_layer": 0.0, "retry": 0.0}
     orientation_ms = 0.0
     pages: list[PageResult] = []
     batch_size = page_batch if isinstance(engine, MultiPageEngine) else 1
@@ -95,15 +101,7 @@ def ocr_document(
         seconds["ocr"] += time.perf_counter() - tick
         orientation_ms += sum(content.orientation_ms for content in contents)
         pages.extend(
-            PageResult(
-                page=image.page,
-                width=image.width,
-                height=image.height,
-                rotation=content.rotation,
-                lines=content.lines,
-                blocks=content.blocks,
-                markdown=content.markdown,
-            )
+            _judged_page(document, engine, image, content, seconds)
             for image, content in zip(batch, contents, strict=True)
         )
         batch.clear()  # let the pages' pixels go before the next ones are rendered
@@ -146,5 +144,67 @@ def ocr_document(
         page_count=facts.page_count,
         sha256=sha256,
         size_bytes=len(data),
-        timings_ms={stage: round(value * 1000, 1) for stage, value in timings.items()},
+        timings_ms={
+            stage: round(value * 1000, 1)
+            for stage, value in timings.items()
+            if value or stage != "retry"  # "retry" only where a page was read again
+        },
     )
+
+
+def _judged_page(
+    document: Document,
+    engine: OcrEngine,
+    image: PageImage,
+    content: PageContent,
+    seconds: dict[str, float],
+) -> PageResult:
+    """The page's result with its quality verdict, after a second read where one is worth it
+    (its time added to `seconds["retry"]`)."""
+    quality = assess_page(image.pixels, content, image.render)
+    if retry_scale(image, quality) is not None:
+        tick = time.perf_counter()
+        image, content, quality = _read_again(document, engine, image, content, quality)
+        seconds["retry"] += time.perf_counter() - tick
+    return _page_result(image, content, quality)
+
+
+def _page_result(image: PageImage, content: PageContent, quality: PageQuality) -> PageResult:
+    return PageResult(
+        page=image.page,
+        width=image.width,
+        height=image.height,
+        rotation=content.rotation,
+        lines=content.lines,
+        blocks=content.blocks,
+        markdown=content.markdown,
+        orientation=content.orientation,
+        render=image.render,
+        quality=quality,
+    )
+
+
+def _read_again(
+    document: Document,
+    engine: OcrEngine,
+    image: PageImage,
+    content: PageContent,
+    quality: PageQuality,
+) -> tuple[PageImage, PageContent, PageQuality]:
+    """A doubtful PDF page read once more at the higher scale `retry_scale` names; the better of
+    the two reads is kept, and its verdict says that the retry happened and which read won."""
+    scale = retry_scale(image, quality)
+    if scale is None or image.render is None:
+        return image, content, quality
+    was = image.render.scale
+    why = ", ".join(quality.reasons)
+    again = document.render_again(
+        image, scale=scale, reason=f"{image.render.reason}; read again at {scale:g}x ({why})"
+    )
+    second = engine.recognize(again)
+    second_quality = assess_page(again.pixels, second, again.render)
+    if second_read_is_better(quality, second_quality):
+        retried = f"read again at {scale:g}x (was {was:g}x: {why}); the second read kept"
+        return again, second, second_quality.model_copy(update={"retried": retried})
+    retried = f"read again at {scale:g}x ({why}); the first read kept"
+    return image, content, quality.model_copy(update={"retried": retried})

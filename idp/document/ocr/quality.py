@@ -1,0 +1,144 @@
+"""A page's verdict on its own OCR: `ok`, or `review` with the reasons a person should look.
+
+The signals are what the read itself left behind: line confidence (mean and low tail), ink no
+line covers, line height, lines standing upright, a contested orientation, a scan with too few
+pixels for its text. The thresholds were calibrated on real good and bad pages (clean scans,
+born-digital pages, an illustrated book page; pages read upside down or sideways, tiny print,
+a page whose text the detector missed). A page with ink and no text is never `ok`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from idp.contract.results import Line, PageQuality, RenderInfo, ReviewReason
+from idp.document.decode import PageImage
+from idp.document.ink import page_ink, text_ink_covered
+from idp.document.ocr.engine import PageContent
+from idp.document.render_scale import POINTS_PER_INCH, higher_scale
+
+__all__ = ["assess_page", "retry_scale", "second_read_is_better"]
+
+# Good pages read at 0.94-0.99 mean confidence; pages read wrong way up or too small 0.43-0.85.
+MIN_MEAN_CONFIDENCE: Final = 0.90
+LOW_CONFIDENCE: Final = 0.6  # a line read under this is a low-confidence line
+MIN_P10_CONFIDENCE: Final = 0.60
+# Good pages have at most 5 % low-confidence lines (a chart page 24 %); upside-down pages 61-96 %.
+MAX_LOW_CONFIDENCE_SHARE: Final = 0.30
+# Good pages have ≥ 88 % of their text-like ink inside a line (an illustrated book page);
+# pages read upside down 0-75 %.
+MIN_INK_COVERED: Final = 0.80
+# Text-like ink under this share of the page is dust and specks: the page is blank.
+MIN_TEXT_INK_SHARE: Final = 0.002
+MIN_LINE_PX: Final = 14.0  # median line height (rendered px) under which reading fails
+# A line whose thickness is 1.5× its length stands upright: a sideways page read as given.
+UPRIGHT_RATIO: Final = 1.5
+MAX_UPRIGHT_SHARE: Final = 0.5
+# Reasons a higher scale can cure: more pixels per glyph. (Upside-down or missed text cannot.)
+_SCALE_CURES: Final = frozenset(
+    {
+        ReviewReason.TEXT_TOO_SMALL,
+        ReviewReason.LOW_CONFIDENCE,
+        ReviewReason.MANY_UNREADABLE_LINES,
+    }
+)
+# Lines at least this high already give the recognizer (48-px input) enough pixels: a page with
+# low confidence and lines this tall is doubtful for another reason.
+_RETRY_BELOW_LINE_PX: Final = 24.0
+
+
+def assess_page(
+    pixels: npt.NDArray[np.uint8], content: PageContent, render: RenderInfo | None
+) -> PageQuality:
+    """The verdict on one OCR'd page: its pixels as read (H×W×3, the space of the line boxes),
+    what the engine read on them, and how a PDF page was rendered (None for an image)."""
+    lines = content.lines
+    reasons: set[ReviewReason] = set()
+    marks = page_ink(pixels)
+    ink = text_ink_covered(marks, [line.box for line in lines])
+    if ink.share >= MIN_TEXT_INK_SHARE and ink.covered < MIN_INK_COVERED:
+        reasons.add(ReviewReason.INK_NOT_READ)
+    # Any ink counts here, not only glyph-shaped: a page of ink that yields nothing is never ok.
+    if not lines and marks.share >= MIN_TEXT_INK_SHARE:
+        reasons.add(ReviewReason.NO_TEXT_FOUND)
+    if content.orientation is not None and content.orientation.evidence.get("contested"):
+        reasons.add(ReviewReason.ORIENTATION_UNCERTAIN)
+    quality = PageQuality(
+        verdict="ok",
+        lines=len(lines),
+        dropped_lines=content.dropped_lines,
+        ink_covered=round(ink.covered, 3),
+    )
+    if lines:
+        confidences = np.array([line.confidence for line in lines])
+        characters = np.array([max(1, len(line.text)) for line in lines])
+        mean = float((confidences * characters).sum() / characters.sum())
+        p10 = float(np.percentile(confidences, 10))
+        low = int((confidences < LOW_CONFIDENCE).sum())
+        lengths, thicknesses = _line_extents(lines)
+        height = float(np.median(np.minimum(lengths, thicknesses)))
+        upright = float(np.mean(thicknesses > UPRIGHT_RATIO * lengths))
+        if mean < MIN_MEAN_CONFIDENCE:
+            reasons.add(ReviewReason.LOW_CONFIDENCE)
+        if p10 < MIN_P10_CONFIDENCE and low / len(lines) > MAX_LOW_CONFIDENCE_SHARE:
+            reasons.add(ReviewReason.MANY_UNREADABLE_LINES)
+        if height < MIN_LINE_PX:
+            reasons.add(ReviewReason.TEXT_TOO_SMALL)
+        if upright > MAX_UPRIGHT_SHARE:
+            reasons.add(ReviewReason.TEXT_VERTICAL)
+        if _scan_too_coarse(render, height):
+            reasons.add(ReviewReason.LOW_RESOLUTION)
+        quality = quality.model_copy(
+            update={
+                "mean_confidence": round(mean, 3),
+                "p10_confidence": round(p10, 3),
+                "low_confidence_lines": low,
+                "line_height_px": round(height, 1),
+            }
+        )
+    ordered = [reason for reason in ReviewReason if reason in reasons]
+    return quality.model_copy(update={"verdict": "review" if ordered else "ok", "reasons": ordered})
+
+
+def retry_scale(image: PageImage, quality: PageQuality) -> float | None:
+    """The scale to read a doubtful PDF page again at, where more pixels may cure what made it
+    doubtful (small text, low confidence on small lines) and the page's scale can still rise;
+    None where a second read is not worth it (an image, an ok page, tall lines, no room)."""
+    render, height = image.render, quality.line_height_px
+    if render is None or height is None or not _SCALE_CURES.intersection(quality.reasons):
+        return None
+    if ReviewReason.TEXT_TOO_SMALL not in quality.reasons and height >= _RETRY_BELOW_LINE_PX:
+        return None
+    return higher_scale(render, image.width, image.height, height)
+
+
+def second_read_is_better(first: PageQuality, second: PageQuality) -> bool:
+    """Whether a page's second read should replace its first: fewer doubts, then a higher
+    mean confidence (a read with no lines counts as confidence 0)."""
+
+    def rank(quality: PageQuality) -> tuple[int, float]:
+        return len(quality.reasons), -(quality.mean_confidence or 0.0)
+
+    return rank(second) <= rank(first)
+
+
+def _line_extents(lines: Sequence[Line]) -> tuple[npt.NDArray[np.float64], ...]:
+    """Each line's length along its reading direction (box[0] → box[1]) and its thickness
+    (box[0] → box[3]): a turned page's boxes run along its text, not along the page's axes."""
+    boxes = np.array([line.box for line in lines], dtype=np.float64)
+    lengths = np.hypot(*(boxes[:, 1] - boxes[:, 0]).T)
+    thicknesses = np.hypot(*(boxes[:, 3] - boxes[:, 0]).T)
+    return lengths, thicknesses
+
+
+def _scan_too_coarse(render: RenderInfo | None, line_px: float) -> bool:
+    """Whether the page's scan itself has fewer pixels per text line than reading needs."""
+    if render is None or render.scan_dpi is None:
+        return False
+    native = line_px * render.scan_dpi / (POINTS_PER_INCH * render.scale)
+    return math.isfinite(native) and native < MIN_LINE_PX

@@ -1,0 +1,273 @@
+"""Each OCR'd page's verdict on itself (idp.document.ocr.quality): `ok`, or `review` with the
+reasons a person should look, from what real PP-OCRv5 read on real pages; and whether reading a
+doubtful page again at a higher scale is worth it.
+
+The pages: the demo's sample letter (a 150-dpi scan), and samples/2400dpi.pdf (a 2400-dpi scan
+on a small page, licence in samples/README.md) rendered at the fixed 2× the pipeline used before
+the scale was chosen from the scan.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from idp.contract.jobs import JobOptions
+from idp.contract.names import OcrModel
+from idp.contract.results import OrientationCheck, PageQuality, RenderInfo, ReviewReason
+from idp.document.decode import PageImage, open_document
+from idp.document.ocr.engine import OcrEngine, PageContent
+from idp.document.ocr.engine_settings import EngineSettings
+from idp.document.ocr.model_cache import ModelCache
+from idp.document.ocr.paddle_engines import EngineRegistry
+from idp.document.ocr.quality import assess_page, retry_scale, second_read_is_better
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEMO_LETTER = REPO_ROOT / "samples" / "sample-letter.pdf"
+SCAN_2400_DPI = Path(__file__).parent / "samples" / "2400dpi.pdf"
+
+
+@pytest.fixture(scope="module")
+def registry(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> EngineRegistry:
+    cache = ModelCache(
+        s3=None,
+        bucket=None,
+        local_root=tmp_path_factory.mktemp("models"),
+        search_roots=[models_dir],
+    )
+    return EngineRegistry(resolve=cache.fetch, settings=EngineSettings(cpu_threads=2))
+
+
+@pytest.fixture(scope="module")
+def engine(registry: EngineRegistry) -> OcrEngine:
+    return registry.get(OcrModel.PP_OCRV5, "en", JobOptions())
+
+
+@pytest.fixture(scope="module")
+def letter() -> PageImage:
+    with open_document(DEMO_LETTER.read_bytes()) as document:
+        return document.page_image(1)
+
+
+@pytest.fixture(scope="module")
+def letter_read(engine: OcrEngine, letter: PageImage) -> PageContent:
+    return engine.recognize(letter)
+
+
+@pytest.fixture(scope="module")
+def small_scan_at_2x() -> PageImage:
+    with open_document(SCAN_2400_DPI.read_bytes()) as document:
+        page = document.page_image(1)
+        return document.render_again(page, scale=2.0, reason="the fixed 2×")
+
+
+@pytest.mark.ocr
+def test_a_clean_scan_read_well_is_ok(letter: PageImage, letter_read: PageContent) -> None:
+    # GIVEN the demo letter read by PP-OCRv5
+    # WHEN its read is assessed
+    quality = assess_page(letter.pixels, letter_read, letter.render)
+
+    # THEN it is ok, with the signals that say why
+    assert (quality.verdict, quality.reasons) == ("ok", [])
+    assert quality.lines == len(letter_read.lines)
+    assert quality.mean_confidence is not None
+    assert quality.mean_confidence >= 0.9
+    assert quality.ink_covered is not None
+    assert quality.ink_covered >= 0.95
+    assert quality.line_height_px is not None
+    assert quality.line_height_px >= 20
+
+
+@pytest.mark.ocr
+def test_a_blank_page_is_ok(engine: OcrEngine) -> None:
+    # GIVEN a blank white page, read by PP-OCRv5 (nothing on it)
+    page = PageImage(page=1, pixels=np.full((1100, 850, 3), 255, dtype=np.uint8))
+    content = engine.recognize(page)
+
+    # WHEN its read is assessed
+    quality = assess_page(page.pixels, content, None)
+
+    # THEN an empty read of an empty page is ok
+    assert content.lines == []
+    assert (quality.verdict, quality.reasons) == ("ok", [])
+
+
+@pytest.mark.ocr
+def test_a_page_with_ink_but_no_text_read_is_for_review(letter: PageImage) -> None:
+    # GIVEN the demo letter, whose text the engine did not find
+    nothing_read = PageContent()
+
+    # WHEN that read is assessed
+    quality = assess_page(letter.pixels, nothing_read, letter.render)
+
+    # THEN it is never a silent success
+    assert quality.verdict == "review"
+    assert ReviewReason.NO_TEXT_FOUND in quality.reasons
+    assert ReviewReason.INK_NOT_READ in quality.reasons
+    assert quality.ink_covered == 0.0
+
+
+@pytest.mark.ocr
+def test_lines_read_from_too_few_pixels_are_for_review(
+    engine: OcrEngine, small_scan_at_2x: PageImage
+) -> None:
+    # GIVEN the 2400-dpi scan rendered at the fixed 2× (8-px lines), read by PP-OCRv5
+    content = engine.recognize(small_scan_at_2x)
+
+    # WHEN its read is assessed
+    quality = assess_page(small_scan_at_2x.pixels, content, small_scan_at_2x.render)
+
+    # THEN it is for review: its text is too small and read with low confidence
+    assert quality.verdict == "review"
+    assert ReviewReason.TEXT_TOO_SMALL in quality.reasons
+    assert ReviewReason.LOW_CONFIDENCE in quality.reasons
+    # AND reading it again at a higher scale is worth it: lines near 28 px, within the scan
+    scale = retry_scale(small_scan_at_2x, quality)
+    assert scale is not None
+    assert 5 <= scale <= 9
+
+
+@pytest.mark.ocr
+def test_lines_the_recognizer_barely_read_are_for_review(
+    letter: PageImage, letter_read: PageContent
+) -> None:
+    # GIVEN the demo letter's lines, as if each had been read at 0.45 confidence
+    doubtful = PageContent(
+        lines=[line.model_copy(update={"confidence": 0.45}) for line in letter_read.lines]
+    )
+
+    # WHEN the read is assessed
+    quality = assess_page(letter.pixels, doubtful, letter.render)
+
+    # THEN it is for review: low mean confidence, many unreadable lines
+    assert quality.verdict == "review"
+    assert quality.reasons == [
+        ReviewReason.LOW_CONFIDENCE,
+        ReviewReason.MANY_UNREADABLE_LINES,
+    ]
+    assert quality.low_confidence_lines == len(letter_read.lines)
+    # AND a higher scale would not help: its lines are already tall
+    assert retry_scale(letter, quality) is None
+
+
+@pytest.mark.ocr
+def test_a_contested_orientation_is_for_review(letter: PageImage, letter_read: PageContent) -> None:
+    # GIVEN the demo letter read upright, where the evidence on its rotation was contested
+    check = OrientationCheck(
+        proposed=180, rotation=0, reason="too close to call", evidence={"contested": True}
+    )
+    content = PageContent(lines=letter_read.lines, orientation=check)
+
+    # WHEN the read is assessed
+    quality = assess_page(letter.pixels, content, letter.render)
+
+    # THEN it is for review, for its orientation only
+    assert (quality.verdict, quality.reasons) == ("review", [ReviewReason.ORIENTATION_UNCERTAIN])
+
+
+@pytest.mark.ocr
+def test_a_sideways_page_read_as_given_is_for_review(
+    registry: EngineRegistry, letter: PageImage
+) -> None:
+    # GIVEN the demo letter scanned sideways, read as given (no orientation step)
+    sideways = PageImage(page=1, pixels=np.ascontiguousarray(np.rot90(letter.pixels)))
+    engine = registry.get(OcrModel.PP_OCRV5, "en", JobOptions(use_doc_orientation_classify=False))
+    content = engine.recognize(sideways)
+
+    # WHEN the read is assessed
+    quality = assess_page(sideways.pixels, content, None)
+
+    # THEN it is for review: its text was not read
+    assert quality.verdict == "review"
+    assert ReviewReason.INK_NOT_READ in quality.reasons
+
+
+@pytest.mark.ocr
+def test_lines_standing_upright_on_the_page_are_for_review(
+    letter: PageImage, letter_read: PageContent
+) -> None:
+    # GIVEN the demo letter turned a quarter, with its lines found where they stand on it but
+    # boxed as upright text (each box starts at its top-left corner, as the detector boxes a
+    # page it reads as given)
+    width = letter.width
+    sideways = np.ascontiguousarray(np.rot90(letter.pixels))
+    lines = []
+    for line in letter_read.lines:
+        xs, ys = [x for x, _ in line.box], [y for _, y in line.box]
+        left, right = min(ys), max(ys)
+        top, bottom = width - max(xs), width - min(xs)
+        box = ((left, top), (right, top), (right, bottom), (left, bottom))
+        lines.append(line.model_copy(update={"box": box}))
+
+    # WHEN the read is assessed
+    quality = assess_page(sideways, PageContent(lines=lines), None)
+
+    # THEN it is for review: a sideways page read as given
+    assert (quality.verdict, quality.reasons) == ("review", [ReviewReason.TEXT_VERTICAL])
+
+
+@pytest.mark.ocr
+def test_a_sideways_page_read_upright_is_ok(engine: OcrEngine, letter: PageImage) -> None:
+    # GIVEN the demo letter scanned sideways, read turned upright by the orientation step
+    sideways = PageImage(page=1, pixels=np.ascontiguousarray(np.rot90(letter.pixels)))
+    content = engine.recognize(sideways)
+
+    # WHEN the read is assessed (its boxes lie along its text, upright on the page)
+    quality = assess_page(sideways.pixels, content, None)
+
+    # THEN it is ok
+    assert content.rotation == 270
+    assert (quality.verdict, quality.reasons) == ("ok", [])
+
+
+@pytest.mark.ocr
+def test_a_scan_with_too_few_dots_for_its_text_is_low_resolution(
+    letter: PageImage, letter_read: PageContent
+) -> None:
+    # GIVEN the demo letter's read, as if the page had been a 30-dpi scan rendered at 2×
+    coarse = RenderInfo(scale=2.083, reason="scan at 30 dpi", scan_dpi=30)
+
+    # WHEN it is assessed
+    quality = assess_page(letter.pixels, letter_read, coarse)
+
+    # THEN it is for review: the scan itself has under 14 px per line
+    assert (quality.verdict, quality.reasons) == ("review", [ReviewReason.LOW_RESOLUTION])
+
+
+def test_a_raster_image_is_never_rendered_again() -> None:
+    # GIVEN a PNG page whose text came out too small
+    page = PageImage(page=1, pixels=np.full((200, 300, 3), 255, dtype=np.uint8))
+    quality = PageQuality(
+        verdict="review", reasons=[ReviewReason.TEXT_TOO_SMALL], line_height_px=8.0
+    )
+
+    # THEN its own pixels are all there is: no second read
+    assert retry_scale(page, quality) is None
+
+
+def test_a_page_at_its_pixel_budget_is_not_rendered_again() -> None:
+    # GIVEN a 4000×4000 px PDF page (16 MP, the budget) whose text came out too small
+    page = PageImage(
+        page=1,
+        pixels=np.zeros((4000, 4000, 3), dtype=np.uint8),
+        render=RenderInfo(scale=2.0, reason="vector page"),
+    )
+    quality = PageQuality(
+        verdict="review", reasons=[ReviewReason.TEXT_TOO_SMALL], line_height_px=8.0
+    )
+
+    # THEN there is no room to render it larger
+    assert retry_scale(page, quality) is None
+
+
+def test_a_second_read_with_fewer_doubts_replaces_the_first() -> None:
+    first = PageQuality(
+        verdict="review",
+        reasons=[ReviewReason.LOW_CONFIDENCE, ReviewReason.TEXT_TOO_SMALL],
+        mean_confidence=0.84,
+    )
+    second = PageQuality(verdict="ok", mean_confidence=0.95)
+    assert second_read_is_better(first, second)
+    assert not second_read_is_better(second, first)
