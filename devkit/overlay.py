@@ -19,12 +19,15 @@ def render_overlay(
     if page_number not in pages:
         raise LookupError(f"the result has no page {page_number} (pages: {sorted(pages)})")
     with open_document(document, pdf_scale=options.pdf_scale) as opened:
-        for page in opened.pages():
-            if page.page == page_number:
-                image = Image.fromarray(np.asarray(page.pixels)).convert("RGB")
-                break
-        else:
+        if not 1 <= page_number <= opened.page_count:
             raise LookupError(f"the document has no page {page_number}")
+        page = opened.page_image(page_number)
+        render = pages[page_number].get("render")
+        if page.render is not None and render and render["scale"] != page.render.scale:
+            # A page read a second time was read at another scale than the first choice, and
+            # its boxes are in that read's pixels.
+            page = opened.render_again(page, scale=float(render["scale"]), reason=render["reason"])
+        image = Image.fromarray(np.asarray(page.pixels)).convert("RGB")
     draw = ImageDraw.Draw(image, "RGBA")
     font_size = max(12, image.height // 110)
     font = ImageFont.load_default(size=font_size)

@@ -42,6 +42,9 @@ class JobOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    # The base scale of a PDF page's rendering (pixels per point): vector pages are rendered
+    # at it, scans at their own resolution but never below it (idp.document.render_scale);
+    # PageResult.render records each page's.
     pdf_scale: float = Field(default=names.DEFAULT_PDF_SCALE, gt=0, le=6)
     # Read each page upright (0/90/180/270°, idp.document.ocr.orientation) on the CPU models;
     # PaddleOCR-VL reads pages as given and ignores it.

@@ -17,7 +17,8 @@ from idp.document.ocr.pipeline import ocr_document
 
 
 class RecordingEngine:
-    """A stand-in engine that reports each page's size as its only line (no OCR)."""
+    """A stand-in engine that reports each page's size as its only line (no OCR), on a box
+    tall enough that the page's verdict never asks for a second read."""
 
     def __init__(self) -> None:
         self.seen: list[int] = []
@@ -28,7 +29,7 @@ class RecordingEngine:
 
     def recognize(self, page: PageImage) -> PageContent:
         self.seen.append(page.page)
-        box = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+        box = ((10.0, 10.0), (300.0, 10.0), (300.0, 50.0), (10.0, 50.0))
         text = f"{page.width}x{page.height}"
         return PageContent(lines=[Line(text=text, box=box, confidence=1.0)])
 
@@ -100,3 +101,34 @@ def test_a_single_page_engine_ignores_the_batch_setting() -> None:
     # THEN it still sees one page at a time, in order
     assert engine.seen == [1, 2, 3]
     assert len(outcome.pages) == 3
+
+
+class SmallPrintEngine(RecordingEngine):
+    """A stand-in engine reading one line of 5 pt print: 10 px high at 2×, taller on a page
+    rendered at a higher scale."""
+
+    def recognize(self, page: PageImage) -> PageContent:
+        self.seen.append(page.page)
+        assert page.render is not None
+        height = 5.0 * page.render.scale
+        box = ((10.0, 10.0), (40 * height, 10.0), (40 * height, 10 + height), (10.0, 10 + height))
+        return PageContent(lines=[Line(text="small print", box=box, confidence=0.97)])
+
+
+def test_a_page_whose_text_is_too_small_is_read_again_at_a_higher_scale() -> None:
+    # GIVEN a vector PDF page whose text the engine reads only 10 px high at 2×
+    engine = SmallPrintEngine()
+
+    # WHEN it is OCR'd
+    outcome = ocr_document(synthetic.text_pdf([["tiny"]]), engine=engine, options=JobOptions())
+
+    # THEN the page was read twice, and the second read, at a higher scale, was kept
+    (page,) = outcome.pages
+    assert engine.seen == [1, 1]
+    assert page.render is not None
+    assert page.render.scale > 2.0
+    assert page.quality is not None
+    assert page.quality.verdict == "ok"
+    assert page.quality.retried is not None
+    assert "second read kept" in page.quality.retried
+    assert outcome.timings_ms["retry"] > 0

@@ -9,7 +9,7 @@ from typing import Any
 from idp.contract.errors import NoTextLayer
 from idp.contract.jobs import DispatchedJob
 from idp.contract.names import OcrModel, TextLayerMode
-from idp.contract.results import Line, PageResult
+from idp.contract.results import Line, PageResult, RenderInfo
 from idp.document.text_layer.extract import TextLayer, extract_text_layer
 from idp.document.text_layer.rule import measure_coverage
 
@@ -25,7 +25,9 @@ def read_page(
     layer = extract_text_layer(pdf_page, scale=scale)
     coverage = measure_coverage(pdf_page, layer)
     if coverage.layer_covers_page:
-        return page_from_layer(layer, number)
+        page = page_from_layer(layer, number)
+        page.render = RenderInfo(scale=scale, reason="text layer: boxes at the job's pdf_scale")
+        return page
     if mode == TextLayerMode.ONLY:
         raise NoTextLayer(
             f"page {number} has no usable text layer ({coverage.text_ink:.0%} of its ink is "
@@ -50,7 +52,11 @@ def page_from_layer(layer: TextLayer, number: int) -> PageResult:
         for line in layer.lines
     ]
     return PageResult(
-        page=number, width=layer.width, height=layer.height, lines=lines, text_source="text_layer"
+        page=number,
+        width=layer.width,
+        height=layer.height,
+        lines=lines,
+        text_source="text_layer",
     )
 
 
