@@ -355,26 +355,27 @@ verder afmaken met de soep. Als de linzen
 gaar zijn is de soep klaar."""
 
 # linn.txt from the sdist is Tesseract output ("0" for bullets, "0r", "FOOTSWIT CH", the
-# "Additional Features" heading misplaced); corrected against linn.png and put in column order.
+# "Additional Features" heading misplaced); corrected against linn.png and put in column order,
+# with the page's 19 bullets (U+2022) where it prints them.
 TYPED["linn"] = """The LinnSequencer
 32 Track MIDI Sequence Recorder
 The LinnSequencer is a state-of-the-art composition and performance tool for the professional
 musician. It is
 extremely powerful, yet amazingly simple to learn and use. It’s many remarkable features include:
-Operation is similar to multi-track tape recorder with PLAY, STOP, RECORD, FAST
+• Operation is similar to multi-track tape recorder with PLAY, STOP, RECORD, FAST
 FORWARD, REWIND, and LOCATE controls.
-Each of the 100 sequences contains 32 simultaneous, polyphonic tracks. Each track may
+• Each of the 100 sequences contains 32 simultaneous, polyphonic tracks. Each track may
 be assigned to one of 16 MIDI channels. Simultaneously plays up to 16 polyphonic
 synthesizers!
-Ultra-fast 3½″ disk drive stores complex songs in seconds and holds over 110,000 notes
+• Ultra-fast 3½″ disk drive stores complex songs in seconds and holds over 110,000 notes
 per disk!
-One or all tracks may be TRANSPOSED at the touch of a key.
-Exclusive real-time ERASE function makes editing FAST.
-Exclusive REPEAT function automatically repeats any held notes at a pre-selected
+• One or all tracks may be TRANSPOSED at the touch of a key.
+• Exclusive real-time ERASE function makes editing FAST.
+• Exclusive REPEAT function automatically repeats any held notes at a pre-selected
 rhythmic value.
-TIMING CORRECTION works during playback and operates without ‘chopping’ notes.
-Optional SMPTE time code synchronization.
-Optional remote control.
+• TIMING CORRECTION works during playback and operates without ‘chopping’ notes.
+• Optional SMPTE time code synchronization.
+• Optional remote control.
 Recording a Sequence
 To record a sequence, simply press RECORD and PLAY,
 then play your MIDI keyboard in time to the Sequencer’s
@@ -421,23 +422,23 @@ the LinnSequencer is designed to let you compose, record
 and edit while devoting your undivided attention to your
 music. See your Linn dealer today for a demonstration!
 Additional Features
-Simple, easy to learn operation—the 32 character LCD display clearly guides you through all
+• Simple, easy to learn operation—the 32 character LCD display clearly guides you through all
 operations. If needed, the
 HELP button displays additional explanations.
-Non-destructive recording—existing notes are not erased while recording.
-Two FOOTSWITCH INPUTS may be assigned to remotely control many of the commonly used functions,
+• Non-destructive recording—existing notes are not erased while recording.
+• Two FOOTSWITCH INPUTS may be assigned to remotely control many of the commonly used functions,
 including
 ERASE, REPEAT, PLAY/STOP, or LOCATE.
-Two TRIGGER OUTPUTS may be programmed to output pulses at any selected note value.
-Will sync to standard LinnDrum or Linn 9000 sync tone.
-Utilizes ultra high-speed, 8 MHz 80186 16 bit computer internally for FAST operation.
-TEMPO may be specified in BEATS-PER-MINUTE or FRAMES-PER-BEAT at 24, 25, or 30 frames per second,
+• Two TRIGGER OUTPUTS may be programmed to output pulses at any selected note value.
+• Will sync to standard LinnDrum or Linn 9000 sync tone.
+• Utilizes ultra high-speed, 8 MHz 80186 16 bit computer internally for FAST operation.
+• TEMPO may be specified in BEATS-PER-MINUTE or FRAMES-PER-BEAT at 24, 25, or 30 frames per second,
 (even drop frame!)
-TEMPO may be entered numerically, adjustable in tenths of a Beat-Per-Minute increments, or by
+• TEMPO may be entered numerically, adjustable in tenths of a Beat-Per-Minute increments, or by
 tapping quarter notes
 on the TAP TEMPO button.
-TEMPO CHANGES may be programmed into a sequence, with smooth transitions if desired.
-Any TIME SIGNATURE may be used, and may be changed within a song.
+• TEMPO CHANGES may be programmed into a sequence, with smooth transitions if desired.
+• Any TIME SIGNATURE may be used, and may be changed within a song.
 Linn
 Linn Electronics, Inc.
 18720 Oxnard Street, Tarzana, CA 91356

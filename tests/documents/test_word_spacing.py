@@ -144,6 +144,30 @@ def test_characters_closer_than_the_lines_pitch_are_not_separated() -> None:
     assert decode(line) == ["fixed"]
 
 
+def test_the_gap_after_an_fi_or_fl_ligature_is_not_a_word_space() -> None:
+    # GIVEN "fixed", "specification" and "floating" as fonts with an fi/fl ligature glyph leave
+    # them: a word-wide gap with space evidence right after the ligature
+    lines = [
+        ctc_line("fi", "xed", space=0.3),
+        ctc_line("specifi", "cation", space=0.3),
+        ctc_line("fl", "oating", space=0.3),
+    ]
+
+    # WHEN decoded THEN each stays one word
+    assert decode(*lines) == ["fixed", "specification", "floating"]
+
+
+def test_a_word_after_fi_or_fl_that_starts_a_sentence_or_name_is_separated() -> None:
+    # GIVEN the same gaps before a capital, and a gap after "if" (not a ligature's end)
+    lines = [
+        ctc_line("hifi", "Systems", space=0.3),
+        ctc_line("if", "it", space=0.3),
+    ]
+
+    # WHEN decoded THEN the word spaces are written
+    assert decode(*lines) == ["hifi Systems", "if it"]
+
+
 def test_each_line_of_a_batch_is_decoded_on_its_own_evidence() -> None:
     # GIVEN two lines batched together, the shorter one padded: one with a half-seen word gap
     spaced = ctc_line("NW1", "6XE", space=0.2)
