@@ -153,6 +153,49 @@ def test_lines_the_recognizer_barely_read_are_for_review(
 
 
 @pytest.mark.ocr
+def test_a_few_lines_read_as_stray_glyphs_put_a_well_read_page_up_for_review(
+    letter: PageImage, letter_read: PageContent
+) -> None:
+    # GIVEN the demo letter's lines, four of them (more than 15 % of the page) read at 0.3 as
+    # one stray glyph each, as a chart's markers read; the rest as read
+    lines = letter_read.lines
+    assert len(lines) < 4 / 0.15
+    doubtful = PageContent(
+        lines=[
+            line.model_copy(update={"confidence": 0.3, "text": "木"}) if number < 4 else line
+            for number, line in enumerate(lines)
+        ]
+    )
+
+    # WHEN the read is assessed
+    quality = assess_page(letter.pixels, doubtful, letter.render)
+
+    # THEN it is for review for those lines, though its mean confidence (per character) is high
+    assert quality.reasons == [ReviewReason.MANY_UNREADABLE_LINES]
+    assert quality.mean_confidence is not None
+    assert quality.mean_confidence >= 0.9
+    assert quality.low_confidence_lines == 4
+
+
+@pytest.mark.ocr
+def test_one_or_two_doubtful_lines_leave_a_page_ok(
+    letter: PageImage, letter_read: PageContent
+) -> None:
+    # GIVEN the demo letter with two lines read at 0.3 as stray glyphs: too few to doubt it
+    doubtful = PageContent(
+        lines=[
+            line.model_copy(update={"confidence": 0.3, "text": "木"}) if number < 2 else line
+            for number, line in enumerate(letter_read.lines)
+        ]
+    )
+
+    # WHEN the read is assessed THEN it is ok, and the two lines are counted
+    quality = assess_page(letter.pixels, doubtful, letter.render)
+    assert quality.verdict == "ok"
+    assert quality.low_confidence_lines == 2
+
+
+@pytest.mark.ocr
 def test_a_contested_orientation_is_for_review(letter: PageImage, letter_read: PageContent) -> None:
     # GIVEN the demo letter read upright, where the evidence on its rotation was contested
     check = OrientationCheck(

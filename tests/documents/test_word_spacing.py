@@ -168,6 +168,21 @@ def test_a_word_after_fi_or_fl_that_starts_a_sentence_or_name_is_separated() -> 
     assert decode(*lines) == ["hifi Systems", "if it"]
 
 
+def test_a_space_the_model_wrote_after_an_fi_or_fl_ligature_is_dropped() -> None:
+    # GIVEN "filename" and "effi cient" where the model itself wrote a space after the
+    # ligature, and written spaces after "fi" before a capital and after "if"
+    lines = [
+        ctc_line("fi", "lename", space=0.8),
+        ctc_line("effi", "cient", space=0.8),
+        ctc_line("hifi", "Systems", space=0.8),
+        ctc_line("if", "it", space=0.8),
+    ]
+    assert STOCK([np.stack([lines[0]])])[0] == ["fi lename"]
+
+    # WHEN decoded THEN the ligature's gap is closed and the word spaces stay
+    assert decode(*lines) == ["filename", "efficient", "hifi Systems", "if it"]
+
+
 def test_each_line_of_a_batch_is_decoded_on_its_own_evidence() -> None:
     # GIVEN two lines batched together, the shorter one padded: one with a half-seen word gap
     spaced = ctc_line("NW1", "6XE", space=0.2)

@@ -23,7 +23,8 @@ the ONNX Runtime backends) and writes a space between two characters when all of
   none. Korean (Hangul is East Asian wide) keeps the stock decoding;
 - the gap does not follow an "fi" or "fl" before a lowercase letter: fonts that draw those as one
   ligature glyph leave a gap after it ("fi xed", "specifi cation", "fl oating" on real pages),
-  and few words end in fi or fl.
+  and few words end in fi or fl. For the same reason a space the model itself wrote there is
+  dropped ("fi lename", "defi nition", "effi cient").
 
 Calibrated on 25 real pages of the research corpus and the demo letter (46,214 gaps between
 characters labelled with the ground truth; 248 word spaces the stock decoder dropped): the net
@@ -124,6 +125,15 @@ def _classes(characters: tuple[str, ...]) -> _Classes:
     )
 
 
+def _emitted(best: Int) -> tuple[Int, Int]:
+    """`best` flattened, and the flat indices of the columns where CTC emits a character (the
+    first of a run of one class, not blank)."""
+    classes = best.ravel()
+    first = np.ones(best.shape, dtype=bool)
+    first[:, 1:] = best[:, 1:] != best[:, :-1]
+    return classes, np.flatnonzero(first.ravel() & (classes != BLANK))
+
+
 class WordGaps:
     """Finds the word spaces a recognition model's character list allows, in its CTC output."""
 
@@ -138,10 +148,7 @@ class WordGaps:
         """Flat indices into `best` (lines × columns, each column's most likely class) of the
         blank columns that are to be read as a space; `space_prob` is p(space) per column."""
         width = best.shape[1]
-        classes = best.ravel()
-        first = np.ones(best.shape, dtype=bool)
-        first[:, 1:] = best[:, 1:] != best[:, :-1]
-        emitted = np.flatnonzero(first.ravel() & (classes != BLANK))
+        classes, emitted = _emitted(best)
         if emitted.size < 2:
             return np.empty(0, dtype=np.intp)
         left, right = emitted[:-1], emitted[1:]
@@ -180,6 +187,30 @@ class WordGaps:
             dtype=np.intp,
         )
 
+    def ligature_spaces(self, best: Int) -> Int:
+        """Flat indices into `best` of the space columns the model wrote right after an fi or
+        fl and before a lowercase letter of the same line: the gap a ligature glyph leaves,
+        which the model reads as a word space ("fi lename", "defi nition", "effi cient")."""
+        width = best.shape[1]
+        classes, emitted = _emitted(best)
+        if emitted.size < 4:
+            return np.empty(0, dtype=np.intp)
+        known = self._classes
+        f, tail, space, right = emitted[:-3], emitted[1:-2], emitted[2:-1], emitted[3:]
+        hits = np.flatnonzero(
+            known.is_f[classes[f]]
+            & known.ends_ligature[classes[tail]]
+            & (classes[space] == self.space)
+            & known.is_lower[classes[right]]
+            & (f // width == right // width)
+        )
+        runs = [np.arange(space[hit], right[hit]) for hit in hits]
+        if not runs:
+            return np.empty(0, dtype=np.intp)
+        columns: Int = np.concatenate(runs)
+        written: Int = columns[classes[columns] == self.space]
+        return written
+
     def _after_ligature(self, classes: Int, emitted: Int, width: int) -> Flags:
         """Per gap between emitted characters: does it follow an fi or fl of the same line and
         come before a lowercase letter? Many fonts draw fi and fl as one wide glyph, which the
@@ -213,8 +244,9 @@ class WordGaps:
 
 class SpaceAwareCtcDecode:
     """Drop-in for PaddleX's CTCLabelDecode (a text recognition model's `post_op`) that also
-    writes the word spaces `WordGaps` finds. `base` is the model's own decoder: it keeps the
-    character list and turns the column classes into text (and word boxes when asked)."""
+    writes the word spaces `WordGaps` finds, and drops a space the model wrote after a ligature.
+    `base` is the model's own decoder: it keeps the character list and turns the column classes
+    into text (and word boxes when asked)."""
 
     def __init__(self, base: Any, *, threshold: float = SPACE_EVIDENCE) -> None:
         self.base = base
@@ -226,6 +258,7 @@ class SpaceAwareCtcDecode:
     ) -> tuple[list[Any], list[float]]:
         probs = np.asarray(pred[0])
         best = probs.argmax(axis=-1)
+        np.put(best, self.gaps.ligature_spaces(best), BLANK)
         confidence = np.take_along_axis(probs, best[..., None], axis=-1)[..., 0]
         spaces = self.gaps.columns(best, probs[..., self.gaps.space])
         if spaces.size:
