@@ -2,9 +2,9 @@
 reasons a person should look, from what real PP-OCRv5 read on real pages; and whether reading a
 doubtful page again at a higher scale is worth it.
 
-The pages: the demo's sample letter (a 150-dpi scan), and samples/2400dpi.pdf (a 2400-dpi scan
-on a small page, licence in samples/README.md) rendered at the fixed 2× the pipeline used before
-the scale was chosen from the scan.
+The pages: the demo's sample letter (a 150-dpi scan), samples/2400dpi.pdf (a 2400-dpi scan on a
+small page) rendered at the fixed 2× the pipeline used before the scale was chosen from the scan,
+and samples/line-chart.pdf (a real chart; licences in samples/README.md).
 """
 
 from __future__ import annotations
@@ -22,11 +22,28 @@ from idp.document.ocr.engine import OcrEngine, PageContent
 from idp.document.ocr.engine_settings import EngineSettings
 from idp.document.ocr.model_cache import ModelCache
 from idp.document.ocr.paddle_engines import EngineRegistry
+from idp.document.ocr.pipeline import ocr_document
 from idp.document.ocr.quality import assess_page, retry_scale, second_read_is_better
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO_LETTER = REPO_ROOT / "samples" / "sample-letter.pdf"
 SCAN_2400_DPI = Path(__file__).parent / "samples" / "2400dpi.pdf"
+LINE_CHART = Path(__file__).parent / "samples" / "line-chart.pdf"
+# Labels of the chart, as printed.
+CHART_LABELS = [
+    "Support",
+    "Oppose",
+    "Newyorkbrad",
+    "NuclearWarfare",
+    "Carcharoth",
+    "Coren",
+    "Guerillero",
+    "Keilana",
+    "Beeblebrox",
+    "Richwales",
+    "Pgallert",
+    "Jclemens",
+]
 
 
 @pytest.fixture(scope="module")
@@ -193,6 +210,27 @@ def test_one_or_two_doubtful_lines_leave_a_page_ok(
     quality = assess_page(letter.pixels, doubtful, letter.render)
     assert quality.verdict == "ok"
     assert quality.low_confidence_lines == 2
+
+
+@pytest.mark.ocr
+def test_a_real_chart_stays_upright_with_its_labels_and_its_stray_glyphs_go_to_review(
+    engine: OcrEngine,
+) -> None:
+    # GIVEN a real line chart (slanted labels, a legend, 96 dpi) that the page classifier alone
+    # turned upside down and read as garbage, COMPLETED with nothing flagged
+    data = LINE_CHART.read_bytes()
+
+    # WHEN it is OCR'd as the processor does
+    (page,) = ocr_document(data, engine=engine, options=JobOptions()).pages
+
+    # THEN it is read as uploaded, with its labels
+    assert page.rotation == 0
+    found = set(page.text.split())
+    assert len(found.intersection(CHART_LABELS)) >= 0.8 * len(CHART_LABELS)
+    # AND the chart's markers, read as stray glyphs, put it up for review
+    assert page.quality is not None
+    assert page.quality.verdict == "review"
+    assert ReviewReason.MANY_UNREADABLE_LINES in page.quality.reasons
 
 
 @pytest.mark.ocr

@@ -36,7 +36,7 @@ CHINESE_PAGE = Path(__file__).parent / "samples" / "chinese-lines.png"
 
 CHARACTERS = [
     *"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
-    *",.:%()",
+    *",.:%()-—",
     "中",
     "文",
 ]
@@ -75,6 +75,18 @@ def ctc_line(*words: str, space: float, gap: int = 1) -> np.ndarray:
             columns[column] = _char(ch)
             column += PITCH
     return np.stack(columns[:column])
+
+
+def with_dash_evidence(line: np.ndarray, first_word: str, **dashes: float) -> np.ndarray:
+    """`line` (from ctc_line, gap 1) with the blank column after `first_word` giving the dash
+    classes weight: keywords em (—) and hyphen (-)."""
+    column = _blank()
+    column[STOCK.character.index("—")] = dashes.get("em", 0.0)
+    column[STOCK.character.index("-")] = dashes.get("hyphen", 0.0)
+    column[BLANK] = 1.0 - column.sum() + column[BLANK]
+    changed = line.copy()
+    changed[1 + len(first_word) * PITCH] = column
+    return changed
 
 
 def decode(*lines: np.ndarray, **kwargs: Any) -> list[Any]:
@@ -133,6 +145,32 @@ def test_a_space_may_follow_a_comma() -> None:
 
     # WHEN decoded THEN the words are separated
     assert decode(line) == ["Street, London"]
+
+
+def test_a_dash_the_model_half_saw_between_two_words_is_written() -> None:
+    # GIVEN "recording—while" and "meant—I" as a real scan reads them: blank wins the gap
+    # column, the dash classes together hold 0.2 or more of it
+    lines = [
+        with_dash_evidence(ctc_line("recording", "while", space=0.0), "recording", em=0.35),
+        with_dash_evidence(ctc_line("meant", "I", space=0.0), "meant", em=0.16, hyphen=0.06),
+        with_dash_evidence(ctc_line("well", "known", space=0.0), "well", em=0.05, hyphen=0.3),
+    ]
+    assert STOCK([np.stack([lines[0]])])[0] == ["recordingwhile"]
+
+    # WHEN decoded THEN each gets the likelier dash
+    assert decode(*lines) == ["recording—while", "meant—I", "well-known"]
+
+
+def test_weak_dash_evidence_and_gaps_beside_punctuation_stay_as_read() -> None:
+    # GIVEN dash evidence under the threshold between two words, and strong evidence after a
+    # comma (not between two letters)
+    lines = [
+        with_dash_evidence(ctc_line("record", "ing", space=0.0), "record", em=0.1, hyphen=0.05),
+        with_dash_evidence(ctc_line("say,", "one", space=0.0), "say,", em=0.4),
+    ]
+
+    # WHEN decoded THEN no dash is written
+    assert decode(*lines) == ["recording", "say,one"]
 
 
 def test_characters_closer_than_the_lines_pitch_are_not_separated() -> None:
