@@ -16,13 +16,14 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK := True
 export IDP_MODELS_DIR := $(abspath $(MODELS_DIR))
 
-.PHONY: help setup poppler test lint typecheck pytest demo synth image-test clean
+.PHONY: help setup poppler test lint typecheck pytest demo synth image-test schemas clean
 
 help:
 	@echo "make demo   run the whole pipeline locally on the embedded AWS emulator with real OCR"
 	@echo "make test   the quality gate: ruff, mypy, pytest (sets itself up first)"
 	@echo "make synth  synthesize the CDK stack with the pinned CLI (no Docker needed)"
 	@echo "make image-test  build both images (Docker needed) and run them as AWS would"
+	@echo "make schemas  regenerate schemas/ (JSON Schemas of the job message and result.json)"
 
 setup: $(INSTALLED) $(CDK) $(WEIGHTS) poppler
 
@@ -78,6 +79,11 @@ DEMO_INPUT := samples/sample-letter.pdf
 # The whole pipeline on the embedded AWS emulator, real OCR, on a sample shipped in the repo.
 demo: setup
 	$(BIN)/idp local run $(DEMO_INPUT) --model PP-OCRv5 --out demo-output
+
+# JSON Schemas of the integration contract, generated from its pydantic models; tests/test_schemas.py
+# fails when one is stale.
+schemas: $(INSTALLED)
+	$(PY) -m devkit.schemas
 
 clean:
 	rm -rf $(VENV) node_modules cdk.out $(MODELS_DIR) .mypy_cache .ruff_cache .pytest_cache
