@@ -242,14 +242,12 @@ class WordGaps:
         classes, emitted = _emitted(best)
         if emitted.size < 4:
             return np.empty(0, dtype=np.intp)
-        known = self._classes
-        f, tail, space, right = emitted[:-3], emitted[1:-2], emitted[2:-1], emitted[3:]
+        tail, space, right = emitted[1:-2], emitted[2:-1], emitted[3:]
         hits = np.flatnonzero(
-            known.is_f[classes[f]]
-            & known.ends_ligature[classes[tail]]
+            self._ligature_ends(classes, emitted, width)[1:-2]
             & (classes[space] == self.space)
-            & known.is_lower[classes[right]]
-            & (f // width == right // width)
+            & self._classes.is_lower[classes[right]]
+            & (tail // width == right // width)
         )
         runs = [np.arange(space[hit], right[hit]) for hit in hits]
         if not runs:
@@ -259,21 +257,27 @@ class WordGaps:
         return written
 
     def _after_ligature(self, classes: Int, emitted: Int, width: int) -> Flags:
-        """Per gap between emitted characters: does it follow an fi or fl of the same line and
-        come before a lowercase letter? Many fonts draw fi and fl as one wide glyph, which the
-        recognizer reads as two characters with a gap after them ("fi xed", "specifi cation")."""
+        """Per gap between emitted characters: does it follow an fi or fl and come before a
+        lowercase letter?"""
+        right = emitted[1:]
+        return (
+            self._ligature_ends(classes, emitted, width)[:-1]
+            & self._classes.is_lower[classes[right]]
+        )
+
+    def _ligature_ends(self, classes: Int, emitted: Int, width: int) -> Flags:
+        """Per emitted character: is it the i or l of an fi or fl of its line? Many fonts draw
+        those as one wide glyph, which the recognizer reads as two characters with a gap after
+        them ("fi xed", "specifi cation")."""
         known = self._classes
-        after = np.zeros(emitted.size - 1, dtype=bool)
-        if emitted.size < 3:
-            return after
-        f, tail, right = emitted[:-2], emitted[1:-1], emitted[2:]
-        after[1:] = (
+        ends = np.zeros(emitted.size, dtype=bool)
+        f, tail = emitted[:-1], emitted[1:]
+        ends[1:] = (
             known.is_f[classes[f]]
             & known.ends_ligature[classes[tail]]
-            & known.is_lower[classes[right]]
             & (f // width == tail // width)
         )
-        return after
+        return ends
 
     @staticmethod
     def _pitch(lines: Int, distances: Int) -> Floats:
@@ -292,9 +296,8 @@ class WordGaps:
 class SpaceAwareCtcDecode:
     """Drop-in for PaddleX's CTCLabelDecode (a text recognition model's `post_op`) that also
     writes the word spaces and dashes `WordGaps` finds, and drops a space the model wrote after a
-    ligature.
-    `base` is the model's own decoder: it keeps the character list and turns the column classes
-    into text (and word boxes when asked)."""
+    ligature. `base` is the model's own decoder: it keeps the character list and turns the
+    column classes into text (and word boxes when asked)."""
 
     def __init__(self, base: Any, *, threshold: float = SPACE_EVIDENCE) -> None:
         self.base = base
