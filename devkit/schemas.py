@@ -1,8 +1,9 @@
 """JSON Schemas of the integration contract, generated from the pydantic models that enforce it.
 
 `schemas/` holds what an integrating system validates against: the job message a producer sends
-to the job queue (`idp.contract.jobs.JobRequest`) and the result document the pipeline writes as
-`result.json` (`idp.contract.results.OcrResult`). They are generated, never edited:
+to the job queue (`idp.contract.jobs.JobRequest`), the result document the pipeline writes as
+`result.json` (`idp.contract.results.OcrResult`) and the `detail` of the job-finished event on
+the event bus (`idp.contract.events.JobFinished`). They are generated, never edited:
 `make schemas` rewrites them, and `tests/test_schemas.py` fails when one is stale.
 """
 
@@ -16,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from idp.contract.events import EVENT_SOURCE, JOB_FINISHED, JobFinished
 from idp.contract.jobs import JobRequest
 from idp.contract.results import OcrResult
 
@@ -59,6 +61,14 @@ SCHEMAS = (
         "serialization",
         "result.json: the pages, lines, boxes and text of one job; boxes are in the rendered"
         " page's pixels, origin top-left.",
+    ),
+    Schema(
+        "job-finished-event",
+        JobFinished,
+        "serialization",
+        f"The detail of an EventBridge event (source {EVENT_SOURCE!r}, detail-type"
+        f" {JOB_FINISHED!r}) published once per job that ends COMPLETED or FAILED; event_id is"
+        " its idempotency key (the same on every delivery of one transition).",
     ),
 )
 

@@ -4,6 +4,7 @@ grants the call needs, and the client in the functions' code that makes it.
 
 - `InvokesProcessor`: PROCESSOR_FUNCTION_NAME; idp.flow.lambda_invoke.LambdaProcessorInvoker.
 - `SubmitsToVlEndpoint`: VL_ENDPOINT_NAME; idp.flow.vl_submit.VlEndpointSubmitter.
+- `PublishesJobEvents`: EVENT_BUS_NAME; lambdas.events.publisher.JobEventPublisher.
 - `ScalesVlEndpoint`: VL_ENABLED, VL_ENDPOINT_NAME, VL_VARIANT_NAME, VL_SCALE_IN_ALARM_NAME;
   idp.aws.endpoint.EndpointCapacity and idp.aws.alarms.AlarmRearm.
 
@@ -23,6 +24,7 @@ from idp.contract.names import Env
 if TYPE_CHECKING:
     from aws_cdk import aws_iam as iam
 
+    from infra.job_events import JobEventBus
     from infra.processor import OcrProcessor
     from infra.storage import Storage
     from infra.vl_endpoint import VlEndpoint
@@ -96,3 +98,18 @@ class ScalesVlEndpoint:
     def grant(self, role: iam.Role) -> None:
         if self.endpoint is not None:
             self.endpoint.grant_scale(role)  # out 0 -> 1 or in to 0, re-arming the alarm
+
+
+@dataclass(frozen=True)
+class PublishesJobEvents:
+    """PutEvents of job-finished events onto the pipeline's bus (which EventBridge encrypts with
+    the stack's key under its own key-policy statement)."""
+
+    bus: JobEventBus
+
+    @property
+    def environment(self) -> Mapping[Env, str]:
+        return {Env.EVENT_BUS_NAME: self.bus.bus.event_bus_name}
+
+    def grant(self, role: iam.Role) -> None:
+        self.bus.grant_put_events(role)

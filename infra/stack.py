@@ -6,6 +6,7 @@ and least-privilege grants between them. Read top to bottom, it is the architect
     processor async failures ──► error topic ───────┐
     VL endpoint outcomes ──► success / error topics ┴─► completion handler
     idle-backlog alarm ──► scale-in topic ──► scale-in handler
+    status table stream (a job COMPLETED or FAILED) ──► events function ──► event bus
 """
 
 from __future__ import annotations
@@ -26,10 +27,17 @@ from idp.contract.topology import (
     Topic,
     scale_in_alarm_name,
 )
-from infra.calls import Call, InvokesProcessor, ScalesVlEndpoint, SubmitsToVlEndpoint
+from infra.calls import (
+    Call,
+    InvokesProcessor,
+    PublishesJobEvents,
+    ScalesVlEndpoint,
+    SubmitsToVlEndpoint,
+)
 from infra.dashboard import PipelineDashboard
 from infra.encryption import DataKey
 from infra.functions import ZipBuild, powertools_layer, zip_code
+from infra.job_events import JobEventBus
 from infra.processor import OcrProcessor
 from infra.queues import AsyncFailureQueue, JobQueue
 from infra.settings import Settings
@@ -39,6 +47,7 @@ from infra.topics import PipelineTopic
 from infra.triggered_function import (
     QueueTrigger,
     ScheduleTrigger,
+    TableStreamTrigger,
     TopicTrigger,
     Trigger,
     TriggeredFunction,
@@ -106,6 +115,10 @@ class PaddleIdpStack(Stack):
         self.completion = self._completion()
         self.scale_in = self._scale_in(self.vl_endpoint) if self.vl_endpoint is not None else None
         self.sweeper = self._sweeper()
+        self.event_bus = JobEventBus(
+            self, "JobEvents", data_key=self.data_key, dead_letter_queue=self.async_failures.queue
+        )
+        self.events = self._events(self.event_bus)
 
         self._dashboard()
         self._outputs()
@@ -294,12 +307,31 @@ class PaddleIdpStack(Stack):
         self.status.grant_job_access(sweeper.role)
         return sweeper
 
+    def _events(self, bus: JobEventBus) -> TriggeredFunction:
+        events = self._zip_function(
+            Function.EVENTS,
+            description="Publishes one job-finished event when a job's record turns terminal",
+            trigger=TableStreamTrigger(
+                self.status.table,
+                failure_queue=self.async_failures.queue,
+                batch_size=names.EVENTS_BATCH_SIZE,
+                retry_attempts=names.EVENTS_RETRY_ATTEMPTS,
+            ),
+            calls=[PublishesJobEvents(bus)],
+        )
+        # The stream's records are encrypted with the table's key; the mapping's failure
+        # records go to the encrypted failure queue.
+        self.async_failures.grant_dead_lettering(events.role)
+        self.status.grant_stream_read(events.role)
+        return events
+
     def _dashboard(self) -> None:
         functions = [
             ("Invoker", self.invoker.function),
             ("OCR processor", self.processor.function),
             ("Completion", self.completion.function),
             ("Stale-job sweeper", self.sweeper.function),
+            ("Job events", self.events.function),
         ]
         if self.scale_in is not None:
             functions.append(("Scale-in", self.scale_in.function))
@@ -326,6 +358,7 @@ class PaddleIdpStack(Stack):
             Output.JOB_QUEUE_URL: self.jobs.queue.queue_url,
             Output.DLQ_URL: self.jobs.dead_letter_queue.queue_url,
             Output.PROCESSOR_FUNCTION: self.processor.function.function_name,
+            Output.EVENT_BUS: self.event_bus.bus.event_bus_name,
         }
         if self.vl_endpoint is not None:
             outputs[Output.VL_ENDPOINT] = self.vl_endpoint.endpoint_name

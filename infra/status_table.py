@@ -11,6 +11,7 @@ from constructs import Construct
 
 from idp.contract import names
 from infra.encryption import DataKey
+from infra.nag import acknowledge, wildcard_resource
 
 # What idp.jobstore.store.JobStore calls: conditional put/update, consistent get, query by status.
 _JOB_ACTIONS: Final = (
@@ -22,7 +23,7 @@ _JOB_ACTIONS: Final = (
 
 
 class StatusTable(Construct):
-    """On-demand, point-in-time recovery, encrypted with the stack's key."""
+    """On-demand, point-in-time recovery, encrypted with the stack's key, with a stream."""
 
     def __init__(self, scope: Construct, construct_id: str, *, data_key: DataKey) -> None:
         super().__init__(scope, construct_id)
@@ -39,6 +40,8 @@ class StatusTable(Construct):
             ),
             encryption=dynamodb.TableEncryption.CUSTOMER_MANAGED,
             encryption_key=data_key.key,
+            # The outbox of job-finished events (lambdas/events): every change, before and after.
+            stream=dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
         )
         self.table.add_global_secondary_index(
             index_name=names.STATUS_INDEX,
@@ -67,3 +70,15 @@ class StatusTable(Construct):
             )
         )
         self._data_key.grant_encrypt_decrypt(grantee)
+
+    def grant_stream_read(self, role: iam.Role) -> None:
+        """Read the table's stream (the events function's event source mapping) and decrypt
+        its records: DescribeStream, GetRecords, GetShardIterator on the stream, and
+        ListStreams, which takes no resource."""
+        self.table.grant_stream_read(role)
+        acknowledge(
+            role,
+            wildcard_resource("*"),
+            "dynamodb:ListStreams has no resource-level permissions (Lambda's DynamoDB event "
+            "source needs it); the stream's own actions are scoped to this table's stream.",
+        )

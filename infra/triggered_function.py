@@ -4,7 +4,9 @@ edge) and the calls it makes (its outgoing edges, infra/calls.py).
 
 - `QueueTrigger`: an SQS event source with partial batch responses (the invoker);
 - `TopicTrigger`: SNS subscriptions (the completion and scale-in handlers);
-- `ScheduleTrigger`: an EventBridge schedule (the sweeper).
+- `ScheduleTrigger`: an EventBridge schedule (the sweeper);
+- `TableStreamTrigger`: the status table's stream, filtered to terminal records (the events
+  function).
 
 Async invocations that fail for good (SNS, EventBridge) end in `failure_queue`; a queue-fed
 function has its queue's own dead-letter queue instead.
@@ -16,9 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+import jsii
 from aws_cdk import Duration
+from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_sns as sns
@@ -26,6 +31,7 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from idp.contract.names import TERMINAL_STATUSES
 from idp.contract.topology import FunctionSpec
 from infra.calls import Call
 from infra.functions import ZIP_RUNTIME, FunctionRole, ZipBuild, function_environment
@@ -101,6 +107,54 @@ class ScheduleTrigger:
                 )
             ],
         )
+
+
+@dataclass(frozen=True)
+class TableStreamTrigger:
+    """The status table's stream, from its oldest record. Only records whose new image is
+    COMPLETED or FAILED reach the function (a filter of the event source mapping; the function
+    keeps the one that ended the job). A record that keeps failing is retried alone (partial
+    batch responses, bisection), then its batch's description goes to the failure queue."""
+
+    table: dynamodb.ITable
+    failure_queue: sqs.IQueue
+    batch_size: int
+    retry_attempts: int
+
+    def attach(self, scope: Construct, function: lambda_.Function) -> None:
+        function.add_event_source(
+            event_sources.DynamoEventSource(
+                self.table,
+                starting_position=lambda_.StartingPosition.TRIM_HORIZON,
+                batch_size=self.batch_size,
+                bisect_batch_on_error=True,
+                retry_attempts=self.retry_attempts,
+                report_batch_item_failures=True,
+                on_failure=_SendsToQueue(self.failure_queue),
+                filters=[
+                    lambda_.FilterCriteria.filter(
+                        {"dynamodb": {"NewImage": {"status": {"S": list(TERMINAL_STATUSES)}}}}
+                    )
+                ],
+            )
+        )
+
+
+@jsii.implements(lambda_.IEventSourceDlq)
+class _SendsToQueue:
+    """An event source mapping's on-failure destination granted sqs:SendMessage alone (CDK's
+    SqsDlq also grants wildcard KMS actions; the function's key grant is exact)."""
+
+    def __init__(self, queue: sqs.IQueue) -> None:
+        self._queue = queue
+
+    def bind(
+        self, target: lambda_.IEventSourceMapping, target_handler: lambda_.IFunction
+    ) -> lambda_.DlqDestinationConfig:
+        target_handler.add_to_role_policy(
+            iam.PolicyStatement(actions=["sqs:SendMessage"], resources=[self._queue.queue_arn])
+        )
+        return lambda_.DlqDestinationConfig(destination=self._queue.queue_arn)
 
 
 class TriggeredFunction(Construct):

@@ -212,15 +212,18 @@ def merge(
     """Merge → write outputs → complete, for the invocation that won the merge."""
     started = time.perf_counter()
     bucket = warm.settings.results_bucket
+    fields: dict[str, str] = {}
     if job.options.searchable_pdf:
         # First, so that the merge's time in result.json includes it.
-        merge_searchable_parts(
+        pdf_uri = merge_searchable_parts(
             warm.s3,
             bucket,
             job_id=job.job_id,
             chunk_count=int(record.get("chunks_total", 0)),
             key=result_key(job.job_id, names.RESULT_PDF),
         )
+        if pdf_uri is not None:
+            fields["pdf_uri"] = pdf_uri
     done = fan_in.write_result(job.job_id, record, started=started)
     outcome = complete_job(
         warm,
@@ -233,6 +236,7 @@ def merge(
         timings=done.merged.timings_ms,
         review_pages=done.merged.review_pages,
         merged_at=utc_now(),
+        **fields,
     )
     fan_in.delete_work(job.job_id)
     return outcome

@@ -73,8 +73,10 @@ def finish_job(
     timings["write_result"] = ms(time.perf_counter() - tick)
     if job.options.searchable_pdf:
         tick = time.perf_counter()
-        write_result_pdf(warm, job.job_id, data=data, pages=result.pages)
+        pdf_uri = write_result_pdf(warm, job.job_id, data=data, pages=result.pages)
         timings["searchable_pdf"] = ms(time.perf_counter() - tick)
+        if pdf_uri is not None:
+            fields["pdf_uri"] = pdf_uri
     if started is not None:
         timings["total"] = ms(time.perf_counter() - started)
     logger.info(

@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import (
@@ -39,6 +39,9 @@ from idp.contract import names
 from idp.contract.job_record import JobRecord
 from idp.contract.jobs import JobOptions
 from idp.contract.names import JobStatus, OcrModel, TextLayerMode
+
+if TYPE_CHECKING:
+    from devkit.local.pipeline import LocalPipeline
 
 local_app = typer.Typer(help="Run the whole pipeline on this machine (embedded AWS emulator).")
 
@@ -72,6 +75,14 @@ def local_run(
     overlay_page: Annotated[
         int, typer.Option("--overlay-page", help="draw this page's boxes to a PNG (0: none)")
     ] = 1,
+    events_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--events",
+            help="write the job-finished events a subscriber of the event bus would receive "
+            "(EventBridge envelopes, one JSON object per line) to this file",
+        ),
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
     """Start the emulator, seed the model cache, run the documents, download results, stop.
@@ -102,6 +113,8 @@ def local_run(
                 client.submit(p, model=ocr_model, lang=lang, options=options) for p in paths
             ]
             records = _wait_with_progress(client, [s.job_id for s in submitted], timeout)
+            if events_file is not None:
+                _write_events(pipeline, {s.job_id for s in submitted}, events_file)
             for item in submitted:
                 record = records.get(item.job_id)
                 result_path: Path | None = None
@@ -133,6 +146,20 @@ def local_run(
                 _print_result_summary(row["file"], Path(row["result"]), row["overlay"])
     if not all(row["status"] == JobStatus.COMPLETED for row in rows):
         raise typer.Exit(code=1)
+
+
+def _write_events(pipeline: LocalPipeline, job_ids: set[str], path: Path) -> None:
+    """The events of these jobs, as delivered (waiting a little: they follow the status write)."""
+    received: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 30.0
+    while time.monotonic() < deadline:
+        received += pipeline.received_events(wait_s=1.0)
+        if job_ids <= {event["detail"]["job_id"] for event in received}:
+            break
+    received += pipeline.received_events(wait_s=1.0)  # and any late duplicate
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(event) + "\n" for event in received))
+    err.print(f"{len(received)} job-finished events → {path}")
 
 
 def _save_overlay(

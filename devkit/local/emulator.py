@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from mypy_boto3_cloudformation import CloudFormationClient
     from mypy_boto3_cloudwatch import CloudWatchClient
     from mypy_boto3_dynamodb import DynamoDBClient, DynamoDBServiceResource
+    from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
+    from mypy_boto3_events import EventBridgeClient
     from mypy_boto3_s3 import S3Client
     from mypy_boto3_sagemaker import SageMakerClient
     from mypy_boto3_sns import SNSClient
@@ -41,6 +43,10 @@ class AwsEndpoint:
     def client(self, service: Literal["cloudwatch"]) -> CloudWatchClient: ...
     @overload
     def client(self, service: Literal["dynamodb"]) -> DynamoDBClient: ...
+    @overload
+    def client(self, service: Literal["dynamodbstreams"]) -> DynamoDBStreamsClient: ...
+    @overload
+    def client(self, service: Literal["events"]) -> EventBridgeClient: ...
     @overload
     def client(self, service: Literal["s3"]) -> S3Client: ...
     @overload

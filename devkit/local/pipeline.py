@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import time
 from pathlib import Path
+from typing import Any
 
 from devkit.client import PipelineClient, PipelineNames
 from devkit.local.emulator import AwsEndpoint, EmbeddedAws
@@ -79,3 +82,22 @@ class LocalPipeline(Service):
                 queue_url=resources.queue_url,
             ),
         )
+
+    def received_events(self, *, wait_s: float = 0.0) -> list[dict[str, Any]]:
+        """The job-finished events delivered since the last call (EventBridge envelopes, as a
+        rule's SQS target receives them): what is there now, waiting up to `wait_s` for the
+        first."""
+        if self.resources is None:
+            raise RuntimeError("the local pipeline is not started")
+        sqs, url = self.endpoint.client("sqs"), self.resources.events_queue_url
+        deadline = time.monotonic() + wait_s
+        events: list[dict[str, Any]] = []
+        while True:
+            messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
+            for message in messages:
+                events.append(json.loads(message["Body"]))
+                sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+            if not messages and (events or time.monotonic() >= deadline):
+                return events
+            if not messages:
+                time.sleep(0.2)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Final
 from devkit.client import PipelineNames
 from devkit.local.emulator import ACCOUNT_ID, AwsEndpoint
 from idp.contract import names
+from idp.contract.events import EVENT_SOURCE
 from idp.contract.names import Env
 from idp.contract.topology import FUNCTIONS, Function, Topic, scale_in_alarm_name
 from idp.jobstore.store import jobs_table_definition
@@ -83,6 +84,9 @@ class LocalResources:
     vl_endpoint: str
     scale_in_alarm: str
     visibility_timeout_seconds: int
+    table_stream_arn: str  # the jobs table's stream (the events function's source)
+    event_bus: str  # job-finished events
+    events_queue_url: str  # a rule's target on the bus: the events a user would receive
 
     def function_env(
         self,
@@ -111,6 +115,7 @@ class LocalResources:
             Env.DISPATCH_LEASE_SECONDS: str(names.DISPATCH_LEASE_SECONDS),
             Env.STALE_PROCESSING_SECONDS: str(names.STALE_PROCESSING_SECONDS),
             Env.STALE_QUEUED_SECONDS: str(names.STALE_QUEUED_SECONDS),
+            Env.EVENT_BUS_NAME: self.event_bus,
             **(overrides or {}),
         }
         return {key.value: values[key] for key in FUNCTIONS[function].env}
@@ -142,7 +147,8 @@ def provision(
     s3.put_bucket_versioning(Bucket=input_bucket, VersioningConfiguration={"Status": "Enabled"})
 
     jobs_table = _jobs_table(prefix)
-    dynamodb.create_table(**jobs_table_definition(jobs_table))
+    table = dynamodb.create_table(**jobs_table_definition(jobs_table))["TableDescription"]
+    event_bus, events_queue_url = _event_bus(endpoint, prefix)
 
     dlq_url = sqs.create_queue(QueueName=f"{prefix}-jobs-dlq")["QueueUrl"]
     dlq_arn = _queue_arn(sqs, dlq_url)
@@ -222,7 +228,29 @@ def provision(
         vl_endpoint=vl_endpoint,
         scale_in_alarm=scale_in_alarm,
         visibility_timeout_seconds=visibility_timeout_seconds,
+        table_stream_arn=table["LatestStreamArn"],
+        event_bus=event_bus,
+        events_queue_url=events_queue_url,
     )
+
+
+def _event_bus(endpoint: AwsEndpoint, prefix: str) -> tuple[str, str]:
+    """The job-finished event bus, and a queue that a rule on it feeds with every event (what
+    a subscriber would receive; `idp local run --events` reads it)."""
+    events, sqs = endpoint.client("events"), endpoint.client("sqs")
+    bus = f"{prefix}-events"
+    events.create_event_bus(Name=bus)
+    queue_url = sqs.create_queue(QueueName=f"{prefix}-events-received")["QueueUrl"]
+    rule = f"{prefix}-every-job-event"
+    events.put_rule(
+        Name=rule, EventBusName=bus, EventPattern=json.dumps({"source": [EVENT_SOURCE]})
+    )
+    events.put_targets(
+        Rule=rule,
+        EventBusName=bus,
+        Targets=[{"Id": "received", "Arn": _queue_arn(sqs, queue_url)}],
+    )
+    return bus, queue_url
 
 
 def _queue_arn(sqs: SQSClient, url: str) -> str:

@@ -6,6 +6,8 @@ It composes one module per emulated service and starts and stops them together:
   with the stack's retries and on-failure destination (devkit.local.lambda_async);
 - SNS → Lambda delivery for the completion and scale-in handlers (devkit.local.sns_delivery);
 - the EventBridge schedule of the sweeper (devkit.local.schedule);
+- the jobs table's stream feeding the events function (devkit.local.stream_source), whose events
+  the emulator's EventBridge delivers to a rule's queue (devkit.local.resources);
 - the VL endpoint: the real container server process with SageMaker async semantics
   (devkit.local.vl_endpoint);
 - the scale-in alarm, evaluated from the endpoint's backlog and delivered to its topic
@@ -26,6 +28,7 @@ from devkit.local.schedule import Schedule
 from devkit.local.service_api import LocalServiceApi
 from devkit.local.sns_delivery import SnsDelivery
 from devkit.local.sqs_source import SqsEventSource
+from devkit.local.stream_source import TableStreamSource
 from devkit.local.vl_endpoint import VlEndpointSimulator
 from idp.contract.topology import FUNCTIONS, Function
 
@@ -87,6 +90,9 @@ class LocalRuntime:
             if spec.schedule_minutes is not None:
                 schedule = Schedule(context, function, async_invokes.invoke)
                 self._loops.spawn(f"schedule-{function.value}", schedule.run)
+            if spec.table_stream:
+                stream = TableStreamSource(context, function, lambda_service.invoke)
+                self._loops.spawn(f"stream-{function.value}", stream.run)
         if self.settings.vl_enabled:
             self.vl.start()
             alarm = ScaleInAlarm(context, self.vl.backlog_per_instance)

@@ -75,6 +75,7 @@ class JobRecord(TypedDict, total=False):
     # -- the outcome --
     result_uri: str
     markdown_uri: str
+    pdf_uri: str  # result.pdf, where the searchable PDF was written
     page_count: int
     media_type: str
     engine: dict[str, Any]

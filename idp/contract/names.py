@@ -24,6 +24,9 @@ class JobStatus(StrEnum):
         return self in (JobStatus.COMPLETED, JobStatus.FAILED)
 
 
+TERMINAL_STATUSES: Final = (JobStatus.COMPLETED.value, JobStatus.FAILED.value)
+
+
 class Backend(StrEnum):
     LAMBDA = "lambda"
     SAGEMAKER = "sagemaker"
@@ -262,6 +265,11 @@ SCALE_IN_MEMORY_MB: Final = 128
 SCALE_IN_TIMEOUT_SECONDS: Final = 30
 SWEEPER_MEMORY_MB: Final = 256
 SWEEPER_TIMEOUT_SECONDS: Final = 120
+# The events function: a batch of status-table stream records → job-finished events.
+EVENTS_MEMORY_MB: Final = 256
+EVENTS_TIMEOUT_SECONDS: Final = 60
+EVENTS_BATCH_SIZE: Final = 25
+EVENTS_RETRY_ATTEMPTS: Final = 10  # a record that still fails then goes to the failure queue
 SWEEPER_SCHEDULE_MINUTES: Final = 15
 QUEUE_MAX_RECEIVE_COUNT: Final = 4
 QUEUE_VISIBILITY_TIMEOUT_SECONDS: Final = 6 * INVOKER_TIMEOUT_SECONDS
@@ -305,6 +313,7 @@ class Env(StrEnum):
     POWERTOOLS_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME"
     POWERTOOLS_METRICS_NAMESPACE = "POWERTOOLS_METRICS_NAMESPACE"
     AWS_ENDPOINT_URL = "AWS_ENDPOINT_URL"
+    EVENT_BUS_NAME = "EVENT_BUS_NAME"  # where job-finished events go (idp.contract.events)
 
 
 METRICS_NAMESPACE: Final = "PaddleIdp"
@@ -318,6 +327,7 @@ class Service(StrEnum):
     COMPLETION = "completion-handler"
     SCALE_IN = "scale-in"
     SWEEPER = "stale-job-sweeper"
+    EVENTS = "job-events"
     VL_ENDPOINT = "vl-endpoint"
 
 
@@ -345,6 +355,7 @@ class Output(StrEnum):
     DLQ_URL = "DeadLetterQueueUrl"
     PROCESSOR_FUNCTION = "ProcessorFunctionName"
     VL_ENDPOINT = "VlEndpointName"
+    EVENT_BUS = "EventBusName"
 
 
 class VlEnv(StrEnum):

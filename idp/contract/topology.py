@@ -28,6 +28,7 @@ class Function(StrEnum):
     COMPLETION = "CompletionHandler"
     SCALE_IN = "ScaleInHandler"
     SWEEPER = "StaleJobSweeper"
+    EVENTS = "JobEventsPublisher"
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class FunctionSpec:
     env: tuple[Env, ...]  # environment variables the function reads
     topics: tuple[Topic, ...] = ()  # SNS topics the function is subscribed to
     schedule_minutes: int | None = None  # run on a schedule (EventBridge rule)
+    table_stream: bool = False  # fed by the status table's stream (an event source mapping)
 
 
 # Powertools' service name and metrics namespace, which every function reads; and what every
@@ -109,6 +111,14 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
             *_POWERTOOLS_ENV,
         ),
         schedule_minutes=names.SWEEPER_SCHEDULE_MINUTES,
+    ),
+    Function.EVENTS: FunctionSpec(
+        handler="lambdas.events.handler.lambda_handler",
+        service=Service.EVENTS,
+        memory_mb=names.EVENTS_MEMORY_MB,
+        timeout_seconds=names.EVENTS_TIMEOUT_SECONDS,
+        env=(Env.EVENT_BUS_NAME, *_POWERTOOLS_ENV),
+        table_stream=True,
     ),
 }
 

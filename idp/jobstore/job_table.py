@@ -81,6 +81,8 @@ def jobs_table_definition(table_name: str) -> dict[str, Any]:
                 "Projection": {"ProjectionType": "ALL"},
             }
         ],
+        # The outbox of job-finished events (lambdas/events).
+        "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
     }
 
 

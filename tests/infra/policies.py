@@ -161,6 +161,7 @@ class Resolver:
             "AWS::IAM::Role": lambda: self._name(logical_id, "RoleName"),
             "AWS::KMS::Key": lambda: logical_id,
             "AWS::Events::Rule": lambda: self._name(logical_id, "Name"),
+            "AWS::Events::EventBus": lambda: self._name(logical_id, "Name"),
             "AWS::CloudWatch::Alarm": lambda: self._name(logical_id, "AlarmName"),
             "AWS::Logs::LogGroup": lambda: self._name(logical_id, "LogGroupName"),
             "AWS::DynamoDB::Table": lambda: self._name(logical_id, "TableName"),
@@ -223,6 +224,14 @@ class Resolver:
             ("AWS::DynamoDB::Table", "Arn"): lambda: (
                 f"arn:{base.format('dynamodb')}:table/{self.ref(logical_id)}"
             ),
+            ("AWS::DynamoDB::Table", "StreamArn"): lambda: (
+                f"arn:{base.format('dynamodb')}:table/{self.ref(logical_id)}"
+                "/stream/2026-01-01T00:00:00.000"
+            ),
+            ("AWS::Events::EventBus", "Arn"): lambda: (
+                f"arn:{base.format('events')}:event-bus/{self.ref(logical_id)}"
+            ),
+            ("AWS::Events::EventBus", "Name"): lambda: self.ref(logical_id),
             ("AWS::SageMaker::Model", "ModelName"): lambda: self._name(logical_id, "ModelName"),
             ("AWS::SageMaker::EndpointConfig", "EndpointConfigName"): lambda: self._name(
                 logical_id, "EndpointConfigName"

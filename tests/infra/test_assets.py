@@ -189,4 +189,4 @@ def test_every_zip_handler_imports_with_only_its_asset_the_runtime_and_the_layer
 
     # THEN every one imports: nothing it needs is missing in the cloud
     assert done.returncode == 0, done.stderr[-3000:]
-    assert len(modules) == 4
+    assert len(modules) == 5

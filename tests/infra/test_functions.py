@@ -47,6 +47,7 @@ def test_sizes_are_those_of_the_spec() -> None:
         Function.COMPLETION: (256, 300),
         Function.SCALE_IN: (128, 30),
         Function.SWEEPER: (256, 120),
+        Function.EVENTS: (256, 60),
     }
 
 
@@ -119,13 +120,52 @@ def test_invoker_consumes_the_job_queue_with_partial_batch_responses(
     for synth, batch_size in ((full, 1), (cpu_only, CPU_ONLY_CONTEXT["invokerBatchSize"])):
         invoker_id, _ = synth.function_by_handler(FUNCTIONS[Function.INVOKER].handler)
         queue_id, _ = synth.job_queue()
-        _, mapping = synth.only("AWS::Lambda::EventSourceMapping")
+        mapping = _mapping_from(synth, arn_of(queue_id))
         assert mapping == {
             "BatchSize": batch_size,
             "EventSourceArn": arn_of(queue_id),
             "FunctionName": ref(invoker_id),
             "FunctionResponseTypes": ["ReportBatchItemFailures"],
         }
+
+
+def test_events_function_reads_the_status_table_stream_filtered_to_terminal_records(
+    full: Synthesized,
+) -> None:
+    events_id, _ = full.function_by_handler(FUNCTIONS[Function.EVENTS].handler)
+    table_id, _ = full.only("AWS::DynamoDB::Table")
+    failures = full.logical_id("AsyncFailureQueue/Queue")
+    mapping = _mapping_from(full, {"Fn::GetAtt": [table_id, "StreamArn"]})
+    assert mapping == {
+        "BatchSize": names.EVENTS_BATCH_SIZE,
+        "BisectBatchOnFunctionError": True,
+        "DestinationConfig": {"OnFailure": {"Destination": arn_of(failures)}},
+        "EventSourceArn": {"Fn::GetAtt": [table_id, "StreamArn"]},
+        "FilterCriteria": {
+            "Filters": [
+                {"Pattern": '{"dynamodb":{"NewImage":{"status":{"S":["COMPLETED","FAILED"]}}}}'}
+            ]
+        },
+        "FunctionName": ref(events_id),
+        "FunctionResponseTypes": ["ReportBatchItemFailures"],
+        "MaximumRetryAttempts": names.EVENTS_RETRY_ATTEMPTS,
+        "StartingPosition": "TRIM_HORIZON",
+    }
+    _, table = full.only("AWS::DynamoDB::Table")
+    assert table["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
+
+
+def _mapping_from(synth: Synthesized, source_arn: Any) -> dict[str, Any]:
+    mappings = [
+        props
+        for props in (
+            r["Properties"] for r in synth.of_type("AWS::Lambda::EventSourceMapping").values()
+        )
+        if props["EventSourceArn"] == source_arn
+    ]
+    assert len(mappings) == 1, mappings
+    mapping: dict[str, Any] = mappings[0]
+    return mapping
 
 
 def test_environment_names_the_stack_resources(full: Synthesized) -> None:

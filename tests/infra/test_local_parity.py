@@ -78,8 +78,11 @@ def test_every_template_topic_and_subscription_exists_locally(
 def test_queue_and_event_source_settings_match(full: Synthesized, local: LocalResources) -> None:
     # GIVEN the job queue and the invoker's event source in the template
     _, queue = full.job_queue()
-    (mapping,) = full.of_type("AWS::Lambda::EventSourceMapping").values()
+    mappings = full.of_type("AWS::Lambda::EventSourceMapping").values()
     invoker_id, _ = full.function_by_handler(FUNCTIONS[Function.INVOKER].handler)
+    (mapping,) = [m for m in mappings if m["Properties"]["FunctionName"] == ref(invoker_id)]
+    events_id, _ = full.function_by_handler(FUNCTIONS[Function.EVENTS].handler)
+    (stream,) = [m for m in mappings if m["Properties"]["FunctionName"] == ref(events_id)]
 
     # THEN the local runtime uses the same redrive, visibility and batch settings
     assert queue["RedrivePolicy"]["maxReceiveCount"] == names.QUEUE_MAX_RECEIVE_COUNT
@@ -89,3 +92,8 @@ def test_queue_and_event_source_settings_match(full: Synthesized, local: LocalRe
         mapping["Properties"]["BatchSize"]
         == LocalSettings.model_fields["invoker_batch_size"].default
     )
+    # AND the jobs table's stream reaches the events function as the local runtime reads it
+    assert stream["Properties"]["BatchSize"] == names.EVENTS_BATCH_SIZE
+    assert stream["Properties"]["MaximumRetryAttempts"] == names.EVENTS_RETRY_ATTEMPTS
+    assert stream["Properties"]["StartingPosition"] == "TRIM_HORIZON"
+    assert local.table_stream_arn.startswith("arn:aws:dynamodb:")

@@ -7,13 +7,18 @@ from tests.infra.support import Synthesized, arn_of, iter_statements
 
 
 def _dead_letter_targets(synth: Synthesized) -> set[str]:
-    """Queues that something else dead-letters into (queue redrive, Lambda DLQ, SNS redrive)."""
+    """Queues that something else dead-letters into (queue redrive, Lambda DLQ, SNS redrive,
+    event bus)."""
     targets: set[str] = set()
     for resource in synth.resources.values():
         props = resource.get("Properties", {})
         for holder in (props.get("RedrivePolicy"), props.get("DeadLetterConfig")):
             if holder:
-                target = holder.get("deadLetterTargetArn") or holder.get("TargetArn")
+                target = (
+                    holder.get("deadLetterTargetArn")
+                    or holder.get("TargetArn")
+                    or holder.get("Arn")  # an event bus's dead-letter queue
+                )
                 targets.add(target["Fn::GetAtt"][0])
     return targets
 

@@ -19,6 +19,7 @@ SYNTHS: Final = ["full", "cpu_only"]
 RESOURCE_WILDCARD_ALLOWED: Final = {
     "ecr:GetAuthorizationToken": "registry-wide token; image pulls are scoped to the repository",
     "cloudwatch:PutMetricData": "no resource-level permissions; limited by namespace condition",
+    "dynamodb:ListStreams": "no resource-level permissions; the stream reads name the stream",
 }
 NAG_PACKS: Final = {"AwsSolutions", "Serverless"}
 

@@ -133,6 +133,18 @@ class Deployment:
         return f"{self.arn(self.bucket(bucket))}/{key}"
 
     @property
+    def status_table(self) -> str:
+        return self.synth.only("AWS::DynamoDB::Table")[0]
+
+    @property
+    def table_stream(self) -> str:
+        return str(self.resolve({"Fn::GetAtt": [self.status_table, "StreamArn"]}))
+
+    @property
+    def event_bus(self) -> str:
+        return self.synth.only("AWS::Events::EventBus")[0]
+
+    @property
     def sweeper_rule(self) -> str:
         return self.id("StaleJobSweeper/Schedule")
 
@@ -191,6 +203,8 @@ class Kind(StrEnum):
     QUEUE_REDRIVE = "SQS redrive"
     RULE_TARGET = "EventBridge target"
     RULE_DEAD_LETTER = "EventBridge target dead-letter queue"
+    BUS_DEAD_LETTER = "EventBridge bus dead-letter queue"
+    MAPPING_DESTINATION = "event source mapping on-failure destination"
     ALARM_ACTION = "alarm action"
     SCALING_POLICY = "scaling policy"
     SCALABLE_TARGET = "scalable target"
@@ -254,6 +268,14 @@ def _bucket_notifications(logical_id: str, props: Props, d: Deployment) -> Itera
 def _event_source_mapping(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
     source = referenced_id(props["EventSourceArn"])
     yield _edge(Kind.EVENT_SOURCE_MAPPING, source, props["FunctionName"])
+    for outcome in props.get("DestinationConfig", {}).values():  # OnFailure
+        function = referenced_id(props["FunctionName"])
+        yield _edge(Kind.MAPPING_DESTINATION, function, outcome["Destination"])
+
+
+def _event_bus(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
+    if "DeadLetterConfig" in props:
+        yield _edge(Kind.BUS_DEAD_LETTER, logical_id, props["DeadLetterConfig"]["Arn"])
 
 
 def _permission(logical_id: str, props: Props, d: Deployment) -> Iterator[Edge]:
@@ -340,6 +362,7 @@ WIRING: Final[dict[str, Wiring]] = {
     "AWS::Lambda::Function": _function,
     "AWS::SQS::Queue": _queue,
     "AWS::Events::Rule": _rule,
+    "AWS::Events::EventBus": _event_bus,
     "AWS::CloudWatch::Alarm": _alarm,
     "AWS::ApplicationAutoScaling::ScalingPolicy": _scaling_policy,
     "AWS::ApplicationAutoScaling::ScalableTarget": _scalable_target,
@@ -554,6 +577,7 @@ def _sweeper_dead_letters_scoped_to_its_rule(d: Deployment) -> None:
         for policy in d.policies.resource_policies(d.arn(d.async_failures))
         for s in policy.document["Statement"]
         if s.get("Principal") == {"Service": EVENTS.name}
+        and s["Condition"]["ArnEquals"]["aws:SourceArn"] != d.arn(d.event_bus)
     ]
     assert statement["Condition"] == {"ArnEquals": {"aws:SourceArn": d.arn(d.sweeper_rule)}}
 
@@ -615,6 +639,63 @@ EDGES: Final[tuple[Row, ...]] = (
     _function_dead_letters(Function.COMPLETION),
     _function_dead_letters(Function.SCALE_IN),
     _function_dead_letters(Function.SWEEPER),
+    _function_dead_letters(Function.EVENTS),
+    Row(
+        edge="Status table stream -> events function (event source mapping, terminal records)",
+        covers=lambda d: [
+            Edge(Kind.EVENT_SOURCE_MAPPING, d.status_table, d.function(Function.EVENTS))
+        ],
+        identity=lambda d: [
+            *calls(
+                d.role(Function.EVENTS),
+                ("dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"),
+                d.table_stream,
+            ),
+            *calls(d.role(Function.EVENTS), ("dynamodb:ListStreams",), "*"),
+        ],
+        resource="n/a: a stream has no resource policy; Lambda polls it with the function's role",
+        key=lambda d: calls(d.role(Function.EVENTS), DECRYPT, d.key),
+    ),
+    Row(
+        edge="Events function's stream mapping -> async failure queue (on-failure destination)",
+        covers=lambda d: [
+            Edge(Kind.MAPPING_DESTINATION, d.function(Function.EVENTS), d.async_failures)
+        ],
+        identity=lambda d: calls(
+            d.role(Function.EVENTS), ("sqs:SendMessage",), d.arn(d.async_failures)
+        ),
+        resource=SAME_ACCOUNT_ROLE + "; Lambda sends the failed batch's description with the role",
+        key=lambda d: calls(d.role(Function.EVENTS), ENCRYPT, d.key),
+    ),
+    Row(
+        edge="Events function -> job event bus (PutEvents)",
+        covers=lambda d: [],
+        identity=lambda d: calls(
+            d.role(Function.EVENTS), ("events:PutEvents",), d.arn(d.event_bus)
+        ),
+        resource="n/a: the bus has no resource policy; a same-account role's PutEvents is "
+        "allowed by its identity policy",
+        # EventBridge encrypts the event with the stack key as its service principal, for this
+        # bus (CDK's key-policy statement names the bus in aws:SourceArn and the context).
+        key=lambda d: calls(
+            EVENTS,
+            ENCRYPT,
+            d.key,
+            {
+                **as_service(d, source=d.event_bus),
+                "kms:EncryptionContext:aws:events:event-bus:arn": d.arn(d.event_bus),
+            },
+        ),
+    ),
+    Row(
+        edge="Job event bus -> async failure queue (events it cannot encrypt or decrypt)",
+        covers=lambda d: [Edge(Kind.BUS_DEAD_LETTER, d.event_bus, d.async_failures)],
+        identity=SERVICE_HAS_NO_IDENTITY,
+        resource=lambda d: calls(
+            EVENTS, ("sqs:SendMessage",), d.arn(d.async_failures), as_service(d, source=d.event_bus)
+        ),
+        key=lambda d: calls(EVENTS, ENCRYPT, d.key, as_service(d, source=d.event_bus)),
+    ),
     _reads_vl_outcomes(
         "Completion handler -> results bucket (reads VL failure objects; 404 when missing)",
         Function.COMPLETION,

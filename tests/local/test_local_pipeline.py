@@ -65,6 +65,7 @@ def test_local_run_cli_recognizes_a_png_and_a_pdf(tmp_path: Path, models_dir: Pa
     pdf.write_bytes(encode_pages(pages, "PDF", resolution=144.0))
 
     # WHEN `idp local run --json` runs them through the whole local pipeline
+    events = tmp_path / "events.jsonl"
     done = _idp(
         "local",
         "run",
@@ -75,6 +76,8 @@ def test_local_run_cli_recognizes_a_png_and_a_pdf(tmp_path: Path, models_dir: Pa
         "--out",
         str(tmp_path / "out"),
         "--json",
+        "--events",
+        str(events),
     )
 
     # THEN it exits 0, stdout is exactly one JSON array, and the text is right
@@ -92,6 +95,13 @@ def test_local_run_cli_recognizes_a_png_and_a_pdf(tmp_path: Path, models_dir: Pa
     for row, result in ((rows[0], png_result), (rows[1], pdf_result)):
         searchable = Path(row["result"]).with_name(names.RESULT_PDF)
         assert pdf_text(searchable).split() == result["text"].split()
+    # AND --events wrote the one job-finished event of each job, as a subscriber receives it
+    received = [json.loads(line) for line in events.read_text().splitlines()]
+    assert sorted(e["detail"]["job_id"] for e in received) == sorted(r["job_id"] for r in rows)
+    assert {(e["detail"]["status"], e["detail"]["pages"]) for e in received} == {
+        ("COMPLETED", 1),
+        ("COMPLETED", 2),
+    }
 
 
 def test_local_run_cli_fans_a_long_pdf_out_and_merges_it_in_order(

@@ -1,0 +1,1 @@
+"""Job-finished events: the status table's stream → the pipeline's EventBridge bus."""
