@@ -38,6 +38,7 @@ class PipelineNames:
     queue_url: str
     vl_endpoint: str | None = None
     vl_scale_in_alarm: str | None = None
+    dlq_url: str | None = None  # the job queue's dead-letter queue
 
     @classmethod
     def from_stack(cls, cloudformation: Any, stack_name: str = names.STACK_NAME) -> PipelineNames:
@@ -51,6 +52,7 @@ class PipelineNames:
                 results_bucket=outputs[Output.RESULTS_BUCKET],
                 jobs_table=outputs[Output.JOBS_TABLE],
                 queue_url=outputs[Output.JOB_QUEUE_URL],
+                dlq_url=outputs.get(Output.DLQ_URL),
                 vl_endpoint=vl_endpoint,
                 # The stack names its scale-in alarm after itself (infra/stack.py).
                 vl_scale_in_alarm=scale_in_alarm_name(stack["StackName"]) if vl_endpoint else None,
@@ -172,20 +174,22 @@ class PipelineClient:
                 time.sleep(poll_s)
         return seen
 
-    def result_document(self, job_id: str) -> dict[str, Any]:
+    def result_document(self, job_id: str, *, uri_field: str = "result_uri") -> dict[str, Any]:
+        """result.json, or the JSON file the record names in `uri_field` (textract_uri)."""
         record = self.store.get(job_id)
         if record is None:
             raise LookupError(f"no job {job_id}")
-        uri = record.get("result_uri")
+        uri = record.get(uri_field)
         if not uri:
-            raise LookupError(f"job {job_id} has no result (status {record.get('status')})")
+            raise LookupError(f"job {job_id} has no {uri_field} (status {record.get('status')})")
         bucket, key = parse_s3_uri(str(uri))
         body = self._s3.get_object(Bucket=bucket, Key=key)["Body"].read()
         document: dict[str, Any] = json.loads(body)
         return document
 
     def download_result(self, job_id: str, out_dir: Path) -> Path:
-        """Save result.json (and result.md, result.pdf when there are) under out_dir/<job_id>/."""
+        """Save result.json (and result.md, result.pdf, result.textract.json when there are)
+        under out_dir/<job_id>/."""
         record = self.store.get(job_id)
         if record is None or not record.get("result_uri"):
             raise LookupError(f"job {job_id} has no result")
@@ -194,8 +198,9 @@ class PipelineClient:
         bucket, key = parse_s3_uri(str(record["result_uri"]))
         json_path = target / names.RESULT_JSON
         self._s3.download_file(bucket, key, str(json_path))
-        # result.md exists only for layout models, result.pdf unless the job turned it off.
-        for name in (names.RESULT_MD, names.RESULT_PDF):
+        # result.md exists only for layout models; result.pdf and result.textract.json unless
+        # the job turned them off.
+        for name in (names.RESULT_MD, names.RESULT_PDF, names.RESULT_TEXTRACT):
             try:
                 self._s3.download_file(
                     bucket, key.rsplit("/", 1)[0] + "/" + name, str(target / name)

@@ -130,6 +130,7 @@ def fan_out(
         cache_key=content_key,
         chunks=planned,
         split_ms=ms(time.perf_counter() - started),
+        textract=job.options.textract_json,
     )
     s3.put_object(
         Bucket=settings.results_bucket,

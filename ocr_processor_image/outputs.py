@@ -61,13 +61,14 @@ def finish_job(
 ) -> InvocationOutcome:
     """Write a whole result's outputs, then record the job COMPLETED.
 
-    The outputs: result.json (+ result.md), the result-cache entry under `cache_key`, and
-    result.pdf from the input `data` when the job asks for it. `started` (time.perf_counter()
+    The outputs: result.json (+ result.md, + result.textract.json unless the job turned it
+    off), the result-cache entry under `cache_key`, and result.pdf from the input `data` when
+    the job asks for it. `started` (time.perf_counter()
     when the job's work began) adds its total time; `fields` are more to record on the job.
     """
     bucket = warm.settings.results_bucket
     tick = time.perf_counter()
-    written = ResultFiles(warm.s3, bucket).write(result)
+    written = ResultFiles(warm.s3, bucket).write(result, textract=job.options.textract_json)
     if cache_key is not None:
         ResultCache(warm.s3, bucket).put(cache_key, result)
     timings["write_result"] = ms(time.perf_counter() - tick)
@@ -126,6 +127,8 @@ def complete_job(
     to look (`fields`: more to record on the job)."""
     if written.markdown_uri is not None:
         fields["markdown_uri"] = written.markdown_uri
+    if written.textract_uri is not None:
+        fields["textract_uri"] = written.textract_uri
     completed = warm.store.mark_completed(
         job_id,
         result_uri=written.result_uri,

@@ -43,7 +43,11 @@ TextLayerOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="machine-readable output on stdout")]
 EndpointOption = Annotated[
     str | None,
-    typer.Option("--endpoint-url", help="a local emulator's URL (from `idp local up`)"),
+    typer.Option(
+        "--endpoint-url",
+        envvar="IDP_ENDPOINT_URL",
+        help="a local emulator's URL (from `idp local up`)",
+    ),
 ]
 StackOption = Annotated[
     str, typer.Option("--stack-name", help="deployed stack whose outputs name the resources")

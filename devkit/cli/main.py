@@ -23,6 +23,7 @@ from devkit.cli.common import (
     review_cell,
     with_stack_target,
 )
+from devkit.cli.dlq import dlq_app
 from devkit.cli.endpoint import endpoint_app
 from devkit.cli.local import local_app
 from devkit.cli.models import models_app
@@ -40,6 +41,7 @@ app = typer.Typer(
 app.add_typer(local_app, name="local")
 app.add_typer(models_app, name="models")
 app.add_typer(endpoint_app, name="endpoint")
+app.add_typer(dlq_app, name="dlq")
 app.command()(smoke)
 
 

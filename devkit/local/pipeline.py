@@ -80,6 +80,7 @@ class LocalPipeline(Service):
                 results_bucket=resources.results_bucket,
                 jobs_table=resources.jobs_table,
                 queue_url=resources.queue_url,
+                dlq_url=resources.dlq_url,
             ),
         )
 

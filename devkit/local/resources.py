@@ -41,6 +41,10 @@ def _job_queue(prefix: str) -> str:
     return f"{prefix}-jobs"
 
 
+def _job_dlq(prefix: str) -> str:
+    return f"{prefix}-jobs-dlq"
+
+
 def _vl_endpoint(prefix: str) -> str:
     return f"{prefix}-vl"
 
@@ -60,6 +64,7 @@ def pipeline_names(endpoint: AwsEndpoint, prefix: str = LOCAL_PREFIX) -> Pipelin
         results_bucket=_results_bucket(prefix),
         jobs_table=_jobs_table(prefix),
         queue_url=sqs.get_queue_url(QueueName=_job_queue(prefix))["QueueUrl"],
+        dlq_url=sqs.get_queue_url(QueueName=_job_dlq(prefix))["QueueUrl"],
         vl_endpoint=vl_endpoint if vl_enabled else None,
         vl_scale_in_alarm=_scale_in_alarm(prefix) if vl_enabled else None,
     )
@@ -150,7 +155,7 @@ def provision(
     table = dynamodb.create_table(**jobs_table_definition(jobs_table))["TableDescription"]
     event_bus, events_queue_url = _event_bus(endpoint, prefix)
 
-    dlq_url = sqs.create_queue(QueueName=f"{prefix}-jobs-dlq")["QueueUrl"]
+    dlq_url = sqs.create_queue(QueueName=_job_dlq(prefix))["QueueUrl"]
     dlq_arn = _queue_arn(sqs, dlq_url)
     queue_url = sqs.create_queue(
         QueueName=_job_queue(prefix),

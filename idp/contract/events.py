@@ -44,6 +44,7 @@ class JobFinished(BaseModel):
     result_uri: str | None = None  # result.json
     markdown_uri: str | None = None  # result.md (layout models)
     pdf_uri: str | None = None  # result.pdf (the searchable PDF)
+    textract_uri: str | None = None  # result.textract.json (Textract-shaped blocks)
     cached: bool = False
     review_pages: list[int] = Field(
         default_factory=list, description="pages whose quality verdict asks a person to look"
@@ -76,6 +77,7 @@ class JobFinished(BaseModel):
             result_uri=record.get("result_uri"),
             markdown_uri=record.get("markdown_uri"),
             pdf_uri=record.get("pdf_uri"),
+            textract_uri=record.get("textract_uri"),
             cached=bool(record.get("cached", False)),
             review_pages=list(record.get("review_pages", [])),
             error=EventError(**error) if error else None,

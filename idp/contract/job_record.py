@@ -76,6 +76,7 @@ class JobRecord(TypedDict, total=False):
     result_uri: str
     markdown_uri: str
     pdf_uri: str  # result.pdf, where the searchable PDF was written
+    textract_uri: str  # result.textract.json, unless the job turned it off
     page_count: int
     media_type: str
     engine: dict[str, Any]

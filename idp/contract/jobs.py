@@ -53,6 +53,8 @@ class JobOptions(BaseModel):
     use_textline_orientation: bool = False
     # result.pdf beside result.json: the input's pages with the recognized text invisibly on top.
     searchable_pdf: bool = True
+    # result.textract.json beside result.json: the pages as a Textract DetectDocumentText response.
+    textract_json: bool = True
     text_layer: TextLayerMode = TextLayerMode.AUTO
 
     def canonical(self) -> str:

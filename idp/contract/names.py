@@ -224,6 +224,7 @@ WORK_RETENTION_DAYS: Final = 2
 RESULT_JSON: Final = "result.json"
 RESULT_MD: Final = "result.md"
 RESULT_PDF: Final = "result.pdf"  # searchable PDF: the input's pages + invisible text
+RESULT_TEXTRACT: Final = "result.textract.json"  # the pages as a DetectDocumentText response
 INPUT_LANG_METADATA_KEY: Final = "lang"  # x-amz-meta-lang on an uploaded object
 
 # DynamoDB status table.

@@ -25,10 +25,21 @@ def result_key(job_id: str, name: str = names.RESULT_JSON) -> str:
     return f"{names.RESULTS_PREFIX}{job_id}/{name}"
 
 
+class Word(BaseModel):
+    """A word of a line (its text between whitespace, as Textract counts words) and its box."""
+
+    text: str
+    box: Quad
+
+
 class Line(BaseModel):
     text: str
     box: Quad
     confidence: float = Field(ge=0.0, le=1.0)
+    # Where measured, in order: from the recognizer's character columns (OCR) or the PDF's
+    # glyph boxes (text layer). Empty where the engine gives no positions (PP-StructureV3,
+    # PaddleOCR-VL): result.textract.json then places words by their share of the line's text.
+    words: list[Word] = Field(default_factory=list)
 
 
 class Block(BaseModel):

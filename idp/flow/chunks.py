@@ -78,6 +78,7 @@ class ChunkPlan(BaseModel):
     chunks: list[ChunkSpec]
     split_ms: float = 0.0  # opening, splitting and uploading the chunk inputs
     dispatch_ms: float = 0.0  # invoking the chunks (recorded after the fact, may stay 0)
+    textract: bool = True  # write result.textract.json (the job's textract_json option)
 
 
 class PartialResult(BaseModel):
@@ -139,13 +140,15 @@ def stream_merged_result(
     *,
     timings: Callable[[list[dict[str, float]]], dict[str, float]],
     markdown_out: IO[bytes] | None = None,
+    on_page: Callable[[PageResult], None] | None = None,
 ) -> MergedResult:
     """Write result.json for the whole document to `out` (and result.md to `markdown_out`).
 
     `read_part` loads one chunk's partial; only one is held at a time. The text and Markdown,
     which come after the pages in result.json, are spooled to temporary files meanwhile. The
     output parses to what `OcrResult.assemble` gives for the same pages, so a chunked
-    document's result reads exactly like an unchunked one's.
+    document's result reads exactly like an unchunked one's. `on_page` sees each page in order
+    (result.textract.json is written from it).
     """
     with (
         tempfile.TemporaryFile() as pages,
@@ -162,6 +165,8 @@ def stream_merged_result(
             part_timings.append(part.timings_ms)
             for page in part.pages:
                 spools.add(page)
+                if on_page is not None:
+                    on_page(page)
             del part
         if engine is None:
             raise MergeError(f"job {plan.job_id}: the plan has no chunks")

@@ -1,10 +1,12 @@
-"""results/<job_id>/result.json and result.md: the one writer of a job's result files.
+"""results/<job_id>/result.json, result.md and result.textract.json: the one writer of a
+job's result files.
 
 Every path to a finished job comes here: a document read in one invocation (its whole
 `OcrResult`), a chunked one (streamed from its partials by idp.flow.chunks, so a long document is
 never held whole), a VL result and a result served from the cache. Both ways write the same
-bytes for the same pages: compact JSON, as pydantic writes an `OcrResult`, and the Markdown of
-layout models beside it.
+bytes for the same pages: compact JSON, as pydantic writes an `OcrResult`, the Markdown of
+layout models beside it, and the pages as a Textract response (idp.document.textract) unless
+the job turned it off.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import IO, TYPE_CHECKING, Final, NamedTuple
 from idp.aws.s3 import s3_uri
 from idp.contract import names
 from idp.contract.results import OcrResult, result_key
+from idp.document.textract import TextractWriter
 from idp.flow.chunks import ChunkPlan, MergedResult, PartialResult, stream_merged_result
 
 if TYPE_CHECKING:
@@ -32,6 +35,7 @@ class WrittenResult(NamedTuple):
 
     result_uri: str
     markdown_uri: str | None = None
+    textract_uri: str | None = None
 
 
 class ResultFiles:
@@ -41,8 +45,9 @@ class ResultFiles:
         self.s3 = s3
         self.bucket = bucket
 
-    def write(self, result: OcrResult) -> WrittenResult:
-        """result.json, and result.md when the model yields Markdown."""
+    def write(self, result: OcrResult, *, textract: bool = True) -> WrittenResult:
+        """result.json, result.md when the model yields Markdown, and result.textract.json
+        when `textract`."""
         json_key = result_key(result.job_id)
         self.s3.put_object(
             Bucket=self.bucket,
@@ -60,7 +65,15 @@ class ResultFiles:
                 ContentType=MARKDOWN_CONTENT_TYPE,
             )
             markdown_uri = s3_uri(self.bucket, markdown_key)
-        return WrittenResult(s3_uri(self.bucket, json_key), markdown_uri)
+        textract_uri = None
+        if textract:
+            with tempfile.TemporaryFile() as textract_file:
+                writer = TextractWriter(textract_file, job_id=result.job_id)
+                for page in result.pages:
+                    writer.add(page)
+                writer.close(model_version=result.model)
+                textract_uri = self._upload_result(textract_file, result.job_id)
+        return WrittenResult(s3_uri(self.bucket, json_key), markdown_uri, textract_uri)
 
     def write_merged(
         self,
@@ -69,12 +82,23 @@ class ResultFiles:
         *,
         timings: Callable[[list[dict[str, float]]], dict[str, float]],
     ) -> tuple[WrittenResult, MergedResult]:
-        """result.json (+ result.md) of a chunked job, streamed from its partials through
-        temporary files: one partial is held at a time."""
+        """result.json (+ result.md, + result.textract.json unless the plan turned it off) of a
+        chunked job, streamed from its partials through temporary files: one partial is held at
+        a time."""
         job_id = plan.job_id
-        with tempfile.TemporaryFile() as result_file, tempfile.TemporaryFile() as markdown_file:
+        with (
+            tempfile.TemporaryFile() as result_file,
+            tempfile.TemporaryFile() as markdown_file,
+            tempfile.TemporaryFile() as textract_file,
+        ):
+            writer = TextractWriter(textract_file, job_id=job_id) if plan.textract else None
             merged = stream_merged_result(
-                plan, read_part, result_file, timings=timings, markdown_out=markdown_file
+                plan,
+                read_part,
+                result_file,
+                timings=timings,
+                markdown_out=markdown_file,
+                on_page=writer.add if writer is not None else None,
             )
             json_key = result_key(job_id)
             self._upload(result_file, json_key, JSON_CONTENT_TYPE)
@@ -83,7 +107,17 @@ class ResultFiles:
                 markdown_key = result_key(job_id, names.RESULT_MD)
                 self._upload(markdown_file, markdown_key, MARKDOWN_CONTENT_TYPE)
                 markdown_uri = s3_uri(self.bucket, markdown_key)
-        return WrittenResult(s3_uri(self.bucket, json_key), markdown_uri), merged
+            textract_uri = None
+            if writer is not None:
+                writer.close(model_version=plan.model)
+                textract_uri = self._upload_result(textract_file, job_id)
+        written = WrittenResult(s3_uri(self.bucket, json_key), markdown_uri, textract_uri)
+        return written, merged
+
+    def _upload_result(self, file: IO[bytes], job_id: str) -> str:
+        key = result_key(job_id, names.RESULT_TEXTRACT)
+        self._upload(file, key, JSON_CONTENT_TYPE)
+        return s3_uri(self.bucket, key)
 
     def _upload(self, file: IO[bytes], key: str, content_type: str) -> None:
         file.seek(0)

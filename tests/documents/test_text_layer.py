@@ -118,6 +118,22 @@ def test_ligatures_are_letters_and_a_hyphenated_word_keeps_its_visible_hyphen() 
     assert "\n".join(line.text for line in layer.lines) == LIGATURE_TEXT
 
 
+def test_each_line_s_words_spell_it_and_sit_inside_it_left_to_right() -> None:
+    # GIVEN a page of lines, ligatures and a hyphenated word among them
+    layer = _layer(PageSpec(lines=(*page_lines(2, 6), *LIGATURE_LINES)))
+
+    # THEN every line has its words, boxed by their glyphs, in order along the line
+    assert layer.lines
+    for line in layer.lines:
+        assert [word.text for word in line.words] == line.text.split()
+        lefts = [word.box[0] for word in line.words]
+        assert lefts == sorted(lefts)
+        left, top, right, bottom = line.box
+        for word in line.words:
+            assert left <= word.box[0] < word.box[2] <= right
+            assert top <= word.box[1] < word.box[3] <= bottom
+
+
 def test_an_invisible_layer_is_counted_but_gives_no_lines() -> None:
     spec = PageSpec(lines=page_lines(4, 6), kind="invisible-layer", layer_text=page_lines(4, 6))
     layer = _layer(spec)

@@ -87,14 +87,15 @@ def test_document_is_recognized_and_job_completes(kind: str, aws: Aws, invoke_wa
                 assert 0 <= x <= page.width
                 assert 0 <= y <= page.height
     assert result.text.split("\n\n")[0] == result.pages[0].text
-    # PP-OCRv5 yields no Markdown, so no result.md, but a searchable result.pdf; the result is
-    # also kept by content
+    # PP-OCRv5 yields no Markdown, so no result.md, but a searchable result.pdf and the
+    # Textract-shaped blocks; the result is also kept by content
     keys = aws.keys(RESULTS_BUCKET)
     pdf_key = f"{names.RESULTS_PREFIX}{job.job_id}/{names.RESULT_PDF}"
-    assert [k for k in keys if not k.startswith(names.RESULT_CACHE_PREFIX)] == [
-        result_key,
-        pdf_key,
-    ]
+    textract_key = f"{names.RESULTS_PREFIX}{job.job_id}/{names.RESULT_TEXTRACT}"
+    assert [k for k in keys if not k.startswith(names.RESULT_CACHE_PREFIX)] == sorted(
+        [result_key, pdf_key, textract_key]
+    )
+    assert record["textract_uri"] == f"s3://{RESULTS_BUCKET}/{textract_key}"
     assert len([k for k in keys if k.startswith(names.RESULT_CACHE_PREFIX)]) == 1
 
 

@@ -103,10 +103,13 @@ def test_a_page_scanned_sideways_reads_back_in_order_and_is_shown_upright(
     assert character_error_rate("\n".join(lines), pdf_text(pdf)) <= 0.02
 
 
-def test_the_searchable_pdf_can_be_turned_off(aws: Aws, invoke_warm: Invoke) -> None:
-    # GIVEN a job that asks for no searchable PDF
+def test_the_searchable_pdf_and_textract_json_can_be_turned_off(
+    aws: Aws, invoke_warm: Invoke
+) -> None:
+    # GIVEN a job that asks for neither result.pdf nor result.textract.json
     data, _, _ = _document("png")
-    job = aws.create_job("input/PP-OCRv5/plain.png", data, options=JobOptions(searchable_pdf=False))
+    options = JobOptions(searchable_pdf=False, textract_json=False)
+    job = aws.create_job("input/PP-OCRv5/plain.png", data, options=options)
 
     # WHEN the processor completes it
     _complete(aws, job, invoke_warm)

@@ -181,7 +181,17 @@ def content_on_original(
 
     return replace(
         content,
-        lines=[line.model_copy(update={"box": move(line.box)}) for line in content.lines],
+        lines=[
+            line.model_copy(
+                update={
+                    "box": move(line.box),
+                    "words": [
+                        word.model_copy(update={"box": move(word.box)}) for word in line.words
+                    ],
+                }
+            )
+            for line in content.lines
+        ],
         blocks=[block.model_copy(update={"box": move(block.box)}) for block in content.blocks],
         rotation=rotation,
     )

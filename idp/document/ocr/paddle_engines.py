@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import numpy as np
 
@@ -87,9 +87,12 @@ class _PaddlePipelineEngine(ABC):
     def info(self) -> EngineInfo:
         return self._info
 
+    # Keyword arguments of every predict() call.
+    _predict_options: ClassVar[Mapping[str, Any]] = {}
+
     def _predict(self, page: PageImage) -> Any:
         with failures_on_page(", ".join(self._info.models), page.page):
-            results = self._pipeline.predict(_to_bgr(page))
+            results = self._pipeline.predict(_to_bgr(page), **self._predict_options)
         if not results:
             raise EngineFailure(f"the engine returned no result for page {page.page}")
         return results[0]
@@ -99,7 +102,10 @@ class _PaddlePipelineEngine(ABC):
 
 
 class PaddleOcrEngine(_PaddlePipelineEngine):
-    """PP-OCRv5 text detection + recognition: lines with 4-point boxes."""
+    """PP-OCRv5 text detection + recognition: lines with 4-point boxes, and their words'."""
+
+    # Word boxes from the recognizer's character columns (result.textract.json's WORD blocks).
+    _predict_options: ClassVar[Mapping[str, Any]] = {"return_word_box": True}
 
     def recognize(self, page: PageImage) -> PageContent:
         result = self._predict(page)

@@ -8,8 +8,9 @@ from typing import Any, Final
 
 import numpy as np
 
-from idp.contract.results import Block, Line, Quad
+from idp.contract.results import Block, Line, Quad, Word
 from idp.document.ocr.engine import PageContent
+from idp.document.quads import VERTICAL_RATIO, quad_span
 
 
 def _clip(value: float, upper: int) -> float:
@@ -33,24 +34,74 @@ def quad_from_points(points: Any, width: int, height: int) -> Quad:
 
 
 def lines_from_ocr(result: Mapping[str, Any], width: int, height: int) -> list[Line]:
-    """PaddleOCR's OCRResult (rec_texts, rec_scores, rec_polys) → lines, in the engine's order
-    (by y: idp.document.ocr.reading_order puts PP-OCRv5's in reading order)."""
+    """PaddleOCR's OCRResult (rec_texts, rec_scores, rec_polys, and text_word /
+    text_word_region when read with return_word_box) → lines, in the engine's order (by y:
+    idp.document.ocr.reading_order puts PP-OCRv5's in reading order)."""
     texts = list(result.get("rec_texts") or [])
     scores = list(result.get("rec_scores") or [])
     raw_polys = result.get("rec_polys")
     polys = list(raw_polys) if raw_polys is not None else []
+    word_texts = list(result.get("text_word") or [])
+    word_boxes = list(result.get("text_word_region") or [])
     lines: list[Line] = []
-    for text, score, poly in zip(texts, scores, polys, strict=False):
+    for index, (text, score, poly) in enumerate(zip(texts, scores, polys, strict=False)):
         if not str(text).strip():
             continue
+        words: list[Word] = []
+        if index < len(word_texts) and index < len(word_boxes):
+            words = words_on_line(
+                poly, str(text), word_texts[index], word_boxes[index], width, height
+            )
         lines.append(
             Line(
                 text=str(text),
                 box=quad_from_points(poly, width, height),
                 confidence=float(min(max(float(score), 0.0), 1.0)),
+                words=words,
             )
         )
     return lines
+
+
+def words_on_line(
+    poly: Any, line_text: str, texts: Any, boxes: Any, width: int, height: int
+) -> list[Word]:
+    """A line's words (its whitespace-separated tokens) on its own quad.
+
+    PaddleX (cal_ocr_word_box) measures pieces of the line from the recognizer's character
+    columns (words, punctuation and numbers apart; each CJK character alone), each as an
+    axis-aligned box across the line's extent. The pieces are joined back into the line's
+    tokens, and a token's span along the reading direction, as a share of the line, is placed
+    on the line's quad, so a skewed line's words lie along it. [] when they do not add up.
+    """
+    quad = np.asarray(poly, dtype=np.float64).reshape(-1, 2)
+    if quad.shape[0] != 4 or len(texts) != len(boxes):
+        return []
+    line = quad_from_points(quad, width, height)
+    # PaddleX's own test (is_vertical_text): taller than wide by VERTICAL_RATIO, axis-aligned.
+    extent = quad.max(axis=0) - quad.min(axis=0)
+    vertical = bool(extent[0] > 0 and extent[1] / extent[0] > VERTICAL_RATIO)
+    # As PaddleX measures the columns: along x from corner 0 to 1, or down y from 0 to 2.
+    axis, start, end = (1, quad[0][1], quad[2][1]) if vertical else (0, quad[0][0], quad[1][0])
+    if end - start <= 0:
+        return []
+    pieces: list[tuple[str, float, float]] = []
+    for text, box in zip(texts, boxes, strict=True):
+        piece = "".join(str(text).split())
+        if piece:
+            coords = np.asarray(box, dtype=np.float64).reshape(-1, 2)[:, axis]
+            t0, t1 = np.clip((coords.min() - start, coords.max() - start) / (end - start), 0, 1)
+            pieces.append((piece, float(t0), float(t1)))
+    words: list[Word] = []
+    for token in line_text.split():
+        joined, first, last = "", 1.0, 0.0
+        while joined != token:
+            if not pieces or not token.startswith(joined + pieces[0][0]):
+                return []
+            piece, t0, t1 = pieces.pop(0)
+            joined, first, last = joined + piece, min(first, t0), max(last, t1)
+        words.append(Word(text=token, box=quad_span(line, first, last, vertical=vertical)))
+    return words if not pieces else []
 
 
 _HTML_LABELS: Final = frozenset({"table"})

@@ -22,9 +22,16 @@ Box = tuple[float, float, float, float]  # left, top, right, bottom in rendered 
 
 
 @dataclass(frozen=True)
+class LayerWord:
+    text: str
+    box: Box
+
+
+@dataclass(frozen=True)
 class LayerLine:
     text: str
     box: Box
+    words: tuple[LayerWord, ...] = ()  # its whitespace-separated words; () if they don't add up
 
 
 @dataclass
@@ -61,14 +68,16 @@ def extract_text_layer(page: Any, *, scale: float) -> TextLayer:
         modes: dict[int, int] = {}
         line: list[str] = []
         line_box: list[float] | None = None  # PDF space: left, bottom, right, top
+        char_boxes: list[list[float] | None] = []  # each of the line's characters'
         line_visible = True
 
         def flush() -> None:
-            nonlocal line, line_box
+            nonlocal line, line_box, char_boxes
             text = normalize_line("".join(line))
             if text and line_box is not None and line_visible:
-                layer.lines.append(LayerLine(text=text, box=to_pixels.box(line_box)))
-            line, line_box = [], None
+                words = _words(line, char_boxes, text, to_pixels)
+                layer.lines.append(LayerLine(text=text, box=to_pixels.box(line_box), words=words))
+            line, line_box, char_boxes = [], None, []
 
         for index in range(pdfium_c.FPDFText_CountChars(raw)):
             char = chr(pdfium_c.FPDFText_GetUnicode(raw, index))
@@ -88,17 +97,41 @@ def extract_text_layer(page: Any, *, scale: float) -> TextLayer:
                 flush()
             line_visible = visible
             line.append(char)
+            char_boxes.append(None)
             if not char.isspace() and pdfium_c.FPDFText_GetCharBox(
                 raw, index, left, right, bottom, top
             ):
                 box = [left.value, bottom.value, right.value, top.value]
                 line_box = box if line_box is None else _union(line_box, box)
+                char_boxes[-1] = box
             if hyphen:  # the word goes on in the next line
                 flush()
         flush()
     finally:
         textpage.close()
     return layer
+
+
+def _words(
+    chars: list[str], boxes: list[list[float] | None], text: str, to_pixels: _PageToPixels
+) -> tuple[LayerWord, ...]:
+    """The line's words, each boxed by its glyphs; () unless they read as the line's `text`."""
+    words: list[LayerWord] = []
+    word: list[str] = []
+    word_box: list[float] | None = None
+    for char, box in [*zip(chars, boxes, strict=True), (" ", None)]:
+        if not char.isspace():
+            word.append(char)
+            if box is not None:
+                word_box = box if word_box is None else _union(word_box, box)
+            continue
+        word_text = normalize_line("".join(word))
+        if word_text and word_box is not None:
+            words.append(LayerWord(text=word_text, box=to_pixels.box(word_box)))
+        word, word_box = [], None
+    if " ".join(word.text for word in words) != text:
+        return ()
+    return tuple(words)
 
 
 def _is_visible(pdfium_c: Any, textpage: Any, index: int, modes: dict[int, int]) -> bool:

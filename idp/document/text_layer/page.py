@@ -9,8 +9,8 @@ from typing import Any
 from idp.contract.errors import NoTextLayer
 from idp.contract.jobs import DispatchedJob
 from idp.contract.names import OcrModel, TextLayerMode
-from idp.contract.results import Line, PageResult, RenderInfo
-from idp.document.text_layer.extract import TextLayer, extract_text_layer
+from idp.contract.results import Line, PageResult, Quad, RenderInfo, Word
+from idp.document.text_layer.extract import Box, TextLayer, extract_text_layer
 from idp.document.text_layer.rule import measure_coverage
 
 # (pypdfium2 page, 1-based page number) → the page read from its layer, or None: OCR it.
@@ -41,13 +41,9 @@ def page_from_layer(layer: TextLayer, number: int) -> PageResult:
     lines = [
         Line(
             text=line.text,
-            box=(
-                (line.box[0], line.box[1]),
-                (line.box[2], line.box[1]),
-                (line.box[2], line.box[3]),
-                (line.box[0], line.box[3]),
-            ),
+            box=_quad(line.box),
             confidence=1.0,
+            words=[Word(text=word.text, box=_quad(word.box)) for word in line.words],
         )
         for line in layer.lines
     ]
@@ -58,6 +54,11 @@ def page_from_layer(layer: TextLayer, number: int) -> PageResult:
         lines=lines,
         text_source="text_layer",
     )
+
+
+def _quad(box: Box) -> Quad:
+    left, top, right, bottom = box
+    return ((left, top), (right, top), (right, bottom), (left, bottom))
 
 
 def text_layer_reader(job: DispatchedJob) -> PageReader | None:

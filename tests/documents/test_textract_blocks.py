@@ -1,0 +1,149 @@
+"""Words on their lines and the Textract blocks written from them, without an engine."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from idp.contract.results import Line, PageResult, Quad, Word
+from idp.document.ocr.engine import PageContent
+from idp.document.ocr.orientation import content_on_original
+from idp.document.ocr.paddle_output import lines_from_ocr, words_on_line
+from idp.document.textract import TextractWriter, estimated_words, geometry, page_blocks
+
+# A line rising 10 px over its 400 px: its words must rise with it.
+SKEWED: Quad = ((100.0, 110.0), (500.0, 100.0), (500.0, 140.0), (100.0, 150.0))
+
+
+def _piece(x0: float, x1: float) -> list[tuple[float, float]]:
+    """A word box as PaddleX's cal_ocr_word_box writes it: axis-aligned, the line's height."""
+    return [(x0, 100.0), (x1, 100.0), (x1, 150.0), (x0, 150.0)]
+
+
+def test_recognizer_pieces_join_into_the_line_s_words_along_its_skew() -> None:
+    # GIVEN PaddleX's pieces of "Total: 1,284.50 EUR" (punctuation and numbers apart)
+    texts = ["Total", ":", "1", ",", "284.50", "EUR"]
+    boxes = [
+        _piece(100, 180),
+        _piece(180, 190),
+        _piece(210, 220),
+        _piece(220, 228),
+        _piece(228, 330),
+        _piece(350, 500),
+    ]
+
+    # WHEN they are placed on the line
+    words = words_on_line(np.array(SKEWED), "Total: 1,284.50 EUR", texts, boxes, 1000, 1000)
+
+    # THEN there is one word per token, spanning its pieces, on the line's slope
+    assert [word.text for word in words] == ["Total:", "1,284.50", "EUR"]
+    first, _, last = words
+    assert first.box[0] == pytest.approx((100.0, 110.0))
+    assert first.box[1] == pytest.approx((190.0, 107.75))  # 90/400 of the way up the top edge
+    assert last.box[1] == pytest.approx((500.0, 100.0))
+    assert last.box[2] == pytest.approx((500.0, 140.0))
+
+
+def test_pieces_that_do_not_spell_the_line_give_no_words() -> None:
+    words = words_on_line(np.array(SKEWED), "Total due", ["Totel", "due"], [_piece(1, 2)] * 2, 9, 9)
+    assert words == []
+
+
+def test_the_engine_output_s_word_boxes_reach_the_lines() -> None:
+    # GIVEN an OCRResult read with return_word_box, and one read without
+    result = {
+        "rec_texts": ["Paid in full"],
+        "rec_scores": [0.9],
+        "rec_polys": [np.array(SKEWED)],
+        "text_word": [["Paid", "in", "full"]],
+        "text_word_region": [[_piece(100, 180), _piece(200, 230), _piece(250, 320)]],
+    }
+    plain = {key: result[key] for key in ("rec_texts", "rec_scores", "rec_polys")}
+
+    # THEN the first's line has its words, the second's none (they are estimated later)
+    assert [word.text for word in lines_from_ocr(result, 1000, 1000)[0].words] == [
+        "Paid",
+        "in",
+        "full",
+    ]
+    assert lines_from_ocr(plain, 1000, 1000)[0].words == []
+
+
+def test_a_turned_page_s_words_move_with_their_lines() -> None:
+    # GIVEN a line and its word read on a page turned 90° to read it
+    line = Line(
+        text="Hello",
+        box=((10, 10), (60, 10), (60, 20), (10, 20)),
+        confidence=0.9,
+        words=[Word(text="Hello", box=((10, 10), (60, 10), (60, 20), (10, 20)))],
+    )
+
+    # WHEN the content is put back on the original page
+    moved = content_on_original(
+        PageContent(lines=[line]), rotation=90, width=200, height=100
+    ).lines[0]
+
+    # THEN the word's box is the line's, moved the same way
+    assert moved.box != line.box
+    assert moved.words[0].box == moved.box
+
+
+def test_words_without_positions_are_placed_by_their_share_of_the_line() -> None:
+    line = Line(text="ab  cdef", box=((0, 0), (80, 0), (80, 10), (0, 10)), confidence=0.5)
+    words = estimated_words(line)
+    assert [word.text for word in words] == ["ab", "cdef"]
+    assert words[0].box[1] == pytest.approx((20.0, 0.0))  # 2 of 8 characters
+    assert words[1].box[0] == pytest.approx((40.0, 0.0))  # starts after the two spaces
+    # A vertical line reads down its quad.
+    column = Line(text="縦書き", box=((0, 0), (10, 0), (10, 90), (0, 90)), confidence=0.5)
+    assert estimated_words(column)[0].box[3] == pytest.approx((0.0, 90.0))
+
+
+def test_geometry_is_shares_of_the_page_clamped_to_it() -> None:
+    shape = geometry(((50, 20), (150, 20), (150, 60), (50, 60)), 200, 100)
+    assert shape["BoundingBox"] == pytest.approx(
+        {"Width": 0.5, "Height": 0.4, "Left": 0.25, "Top": 0.2}
+    )
+    assert shape["Polygon"][2] == pytest.approx({"X": 0.75, "Y": 0.6})
+    assert geometry(((-5, 0), (250, 0), (250, 10), (-5, 10)), 200, 100)["BoundingBox"][
+        "Width"
+    ] == pytest.approx(1.0)
+
+
+def test_blocks_link_page_to_lines_to_words_with_stable_ids() -> None:
+    page = PageResult(
+        page=2,
+        width=100,
+        height=50,
+        lines=[
+            Line(text="one two", box=((0, 0), (50, 0), (50, 10), (0, 10)), confidence=0.87),
+            Line(text="three", box=((0, 20), (50, 20), (50, 30), (0, 30)), confidence=0.5),
+        ],
+    )
+    blocks = page_blocks(page, job_id="job")
+    kinds = [block["BlockType"] for block in blocks]
+    assert kinds == ["PAGE", "LINE", "WORD", "WORD", "LINE", "WORD"]
+    by_id = {block["Id"]: block for block in blocks}
+    lines = [by_id[i] for i in blocks[0]["Relationships"][0]["Ids"]]
+    assert [line["Text"] for line in lines] == ["one two", "three"]
+    assert [by_id[i]["Text"] for i in lines[0]["Relationships"][0]["Ids"]] == ["one", "two"]
+    assert lines[0]["Confidence"] == pytest.approx(87.0)
+    assert {block["Page"] for block in blocks} == {2}
+    assert page_blocks(page, job_id="job") == blocks  # a retry writes the same ids
+    assert page_blocks(page, job_id="other")[0]["Id"] != blocks[0]["Id"]
+
+
+def test_the_writer_streams_a_whole_response() -> None:
+    empty = PageResult(page=1, width=10, height=10)
+    out = io.BytesIO()
+    writer = TextractWriter(out, job_id="j")
+    writer.add(empty)
+    writer.add(empty.model_copy(update={"page": 2}))
+    writer.close(model_version="PP-OCRv5")
+    document = json.loads(out.getvalue())
+    assert document["DocumentMetadata"] == {"Pages": 2}
+    assert [block["Page"] for block in document["Blocks"]] == [1, 2]
+    assert document["DetectDocumentTextModelVersion"] == "PP-OCRv5"
