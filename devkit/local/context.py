@@ -25,6 +25,9 @@ class RuntimeStats:
     chunk_events: Counter[str] = field(default_factory=Counter)  # "<job id>/<chunk>" → events
     failed_deliveries: list[dict[str, Any]] = field(default_factory=list)
     alarm_states: list[str] = field(default_factory=list)
+    # Seen through the DynamoDB fault proxy (when it runs): job id → invocations that claimed
+    # its merge.
+    merge_claims: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

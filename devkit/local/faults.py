@@ -33,30 +33,36 @@ class Faults(BaseModel):
     """How many times each fault fires (counts go down as they fire)."""
 
     processor_crashes: int = Field(default=0, ge=0)  # kill the environment mid-job
+    processor_crash_every: int = Field(default=1, ge=1)  # …in every Nth invocation (a rate)
     processor_crash_after_seconds: float = Field(default=0.0, ge=0)  # after PROCESSING shows
     lost_failure_destinations: int = Field(default=0, ge=0)  # on-failure record never arrives
     lambda_invoke_throttles: int = Field(default=0, ge=0)  # TooManyRequestsException
     endpoint_invoke_throttles: int = Field(default=0, ge=0)  # InvokeEndpointAsync throttled
     vl_inference_errors: int = Field(default=0, ge=0)  # the container answers 500
     dynamodb_write_throttles: int = Field(default=0, ge=0)  # ProvisionedThroughputExceeded
+    dynamodb_throttle_every: int = Field(default=1, ge=1)  # …on every Nth write
     # A large document's chunks (see ocr_processor_image/chunk_worker.py):
     duplicate_chunk_events: int = Field(default=0, ge=0)  # the first N chunk events arrive twice
     crash_chunk_index: int | None = Field(default=None, ge=0)  # this chunk's environment dies…
+    crash_chunk_key: str | None = None  # …of this input key's job only (None: of any job)…
     chunk_crashes: int = Field(default=0, ge=0)  # …this many times, once its first page is done
     merge_crashes: int = Field(default=0, ge=0)  # the merger dies right after claiming the merge
 
 
 class FaultCounter:
-    """Thread-safe countdown of one fault."""
+    """Thread-safe countdown of one fault, striking on every `every`th chance until spent."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, *, every: int = 1) -> None:
         self._left = count
+        self._every = every
+        self._chances = 0
         self._lock = threading.Lock()
         self.fired = 0
 
     def take(self) -> bool:
         with self._lock:
-            if self._left <= 0:
+            self._chances += 1
+            if self._left <= 0 or self._chances % self._every:
                 return False
             self._left -= 1
             self.fired += 1
@@ -83,12 +89,17 @@ class LambdaFaults:
         self._endpoint = endpoint
         self._jobs_table = jobs_table
         self._functions = functions  # filled when the runtime deploys them
-        self.processor_crashes = FaultCounter(faults.processor_crashes)
+        self.processor_crashes = FaultCounter(
+            faults.processor_crashes, every=faults.processor_crash_every
+        )
         self.lambda_invoke_throttles = FaultCounter(faults.lambda_invoke_throttles)
         self.lost_failure_destinations = FaultCounter(faults.lost_failure_destinations)
         self.duplicate_chunk_events = FaultCounter(faults.duplicate_chunk_events)
         self.chunk_crashes = FaultCounter(faults.chunk_crashes)
         self.merge_crashes = FaultCounter(faults.merge_crashes)
+        # Environments the crash faults really killed (a fault that comes too late, the work
+        # already done, kills nothing).
+        self.kills = 0
 
     def arm_processor_crash(
         self, event: Any, *, attempt: int, request_id: str, finished: threading.Event
@@ -98,6 +109,7 @@ class LambdaFaults:
         if (
             isinstance(chunk, dict)
             and chunk.get("index") == self._faults.crash_chunk_index
+            and self._faults.crash_chunk_key in (None, event.get("key"))
             and self.chunk_crashes.take()
         ):
             threading.Thread(
@@ -108,7 +120,7 @@ class LambdaFaults:
         elif self.processor_crashes.take():
             threading.Thread(
                 target=self._crash_when_processing,
-                args=(str(event.get("job_id")), attempt, finished),
+                args=(str(event.get("job_id")), attempt, request_id, finished),
                 daemon=True,
             ).start()
 
@@ -144,11 +156,15 @@ class LambdaFaults:
             progress = job().get("page_progress", {})
             if int(progress.get(str(index), 0)) >= 1:
                 if self._processor.crash_request(request_id):
+                    self.kills += 1
                     logger.warning("fault: killed chunk %d of job %s mid-chunk", index, job_id)
                 return
 
-    def _crash_when_processing(self, job_id: str, attempt: int, finished: threading.Event) -> None:
-        """Kill the processor once this attempt shows on the job (PROCESSING, attempts ≥ n)."""
+    def _crash_when_processing(
+        self, job_id: str, attempt: int, request_id: str, finished: threading.Event
+    ) -> None:
+        """Kill this invocation's environment once its attempt shows on the job (PROCESSING,
+        attempts ≥ n); other invocations in flight go on."""
         job = self._job_reader(job_id)
         while not finished.wait(0.05):
             record = job()
@@ -156,7 +172,8 @@ class LambdaFaults:
             if started and record.get("status") == JobStatus.PROCESSING.value:
                 if finished.wait(self._faults.processor_crash_after_seconds):
                     return
-                if self._processor.kill_in_flight():
+                if self._processor.crash_request(request_id):
+                    self.kills += 1
                     logger.warning("fault: killed the processor in attempt %d", attempt)
                     return
 

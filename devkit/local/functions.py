@@ -235,13 +235,6 @@ class LocalFunction:
                     self._all.remove(environment)
             return result
 
-    def kill_in_flight(self) -> int:
-        """Kill every environment that is running an invocation (a fault-injection seam)."""
-        victims = list(self._in_flight.values())
-        for environment in victims:
-            environment.crash()
-        return len(victims)
-
     def crash_request(self, request_id: str) -> bool:
         """Kill the environment running `request_id`, if any (a fault-injection seam)."""
         environment = self._by_request.get(request_id)

@@ -17,7 +17,7 @@ It composes one module per emulated service and starts and stops them together:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from devkit.local.alarm import ScaleInAlarm
 from devkit.local.context import RuntimeStats, ServiceContext
@@ -30,6 +30,7 @@ from devkit.local.sns_delivery import SnsDelivery
 from devkit.local.sqs_source import SqsEventSource
 from devkit.local.stream_source import TableStreamSource
 from devkit.local.vl_endpoint import VlEndpointSimulator
+from idp.contract import names
 from idp.contract.topology import FUNCTIONS, Function
 
 if TYPE_CHECKING:
@@ -63,11 +64,21 @@ class LocalRuntime:
         if (faults.dynamodb_write_throttles or faults.merge_crashes) and endpoint.url:
             self.dynamodb_proxy = DynamoDbFaultProxy(
                 upstream=endpoint.url,
-                throttles=FaultCounter(faults.dynamodb_write_throttles),
-                after_write=(
-                    self.lambda_faults.crash_after_merge_claim if faults.merge_crashes else None
+                throttles=FaultCounter(
+                    faults.dynamodb_write_throttles, every=faults.dynamodb_throttle_every
                 ),
+                after_write=self._after_write,
             )
+
+    def _after_write(self, write: dict[str, Any]) -> None:
+        """Every UpdateItem that succeeded through the fault proxy: the merge claims are
+        counted (a job claimed by two invocations was merged twice), then any merge crash."""
+        claimed_by = write.get("ExpressionAttributeValues", {}).get(":inv", {}).get("S")
+        if "merge_invocation" in str(write.get("UpdateExpression", "")) and claimed_by:
+            job_id = str(write.get("Key", {}).get(names.JOB_ID_ATTR, {}).get("S"))
+            self.stats.merge_claims.setdefault(job_id, set()).add(str(claimed_by))
+        if self.settings.faults.merge_crashes:
+            self.lambda_faults.crash_after_merge_claim(write)
 
     def start(self) -> None:
         self.api.start()
