@@ -21,6 +21,7 @@ from idp.document.ocr.engine_settings import EngineSettings
 from idp.document.ocr.model_cache import ModelCache
 from idp.document.ocr.paddle_engines import EngineRegistry
 from idp.document.ocr.pipeline import ocr_document
+from tests.readme_samples import integrate_sample
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEMO_LETTER = REPO_ROOT / "samples" / "sample-letter.pdf"
@@ -83,6 +84,25 @@ def test_the_job_message_schema_accepts_what_the_queue_accepts(
     # THEN they agree
     assert validator("job-message").is_valid(message) is valid
     assert _accepted_by_model(message) is valid
+
+
+def test_the_readme_job_message_is_valid_and_shows_every_field_and_option() -> None:
+    # GIVEN the job message of the README's Integrate section
+    message = json.loads(integrate_sample("json", '"options"'))
+
+    # THEN the schema and the invoker take it, and it names every option at its default and
+    # every field a producer sets (object_version and origin come from S3 events)
+    assert validator("job-message").is_valid(message)
+    assert _accepted_by_model(message)
+    assert message["options"] == JobOptions().model_dump(mode="json")
+    producer_fields = set(JobRequest.model_fields) - {"object_version", "origin"}
+    assert set(message) == producer_fields
+
+
+def test_the_readme_result_example_is_a_valid_result() -> None:
+    example = json.loads(integrate_sample("json", '"schema_version"'))
+    assert validator("result").is_valid(example)
+    assert OcrResult.model_validate(example).pages[0].lines[0].words[0].text == "Total"
 
 
 def test_the_schema_names_models_canonically_where_the_queue_also_takes_aliases() -> None:
