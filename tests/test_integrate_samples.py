@@ -18,6 +18,7 @@ from devkit.dead_letters import DeadLetters
 from devkit.local.emulator import AwsEndpoint, EmbeddedAws
 from devkit.local.pipeline import LocalPipeline
 from idp.contract.errors import CorruptDocument
+from idp.contract.events import EVENT_SOURCE, JOB_FINISHED
 from idp.contract.names import JobStatus, OcrModel
 from idp.jobstore.store import JobStore, jobs_table_definition
 from tests.local_runs import running_pipeline, wait_for
@@ -164,3 +165,38 @@ def test_the_aws_cli_samples_submit_fetch_inspect_and_redrive(
     assert listed.count("not a job") == 2
     assert "1 messages sent back to the job queue" in listed
     assert depth_after == 0
+
+
+def test_the_failed_jobs_rule_pattern_passes_failed_events_only(emulator: AwsEndpoint) -> None:
+    # GIVEN a bus with the README's rule, delivering to a queue
+    pattern = integrate_sample("json", '"detail-type"')
+    events, sqs = emulator.client("events"), emulator.client("sqs")
+    events.create_event_bus(Name="jobs")
+    queue_url = sqs.create_queue(QueueName="failed-jobs")["QueueUrl"]
+    queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])[
+        "Attributes"
+    ]["QueueArn"]
+    events.put_rule(Name="failed", EventBusName="jobs", EventPattern=pattern)
+    events.put_targets(
+        Rule="failed", EventBusName="jobs", Targets=[{"Id": "queue", "Arn": queue_arn}]
+    )
+
+    # WHEN a FAILED and a COMPLETED job's events are put as the events function puts them
+    for job_id, status in (("bad", "FAILED"), ("good", "COMPLETED")):
+        detail = {"job_id": job_id, "status": status}
+        events.put_events(
+            Entries=[
+                {
+                    "Source": EVENT_SOURCE,
+                    "DetailType": JOB_FINISHED,
+                    "Detail": json.dumps(detail),
+                    "EventBusName": "jobs",
+                }
+            ]
+        )
+
+    # THEN only the FAILED one reaches the queue
+    received = sqs.receive_message(
+        QueueUrl=queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=2
+    ).get("Messages", [])
+    assert [json.loads(m["Body"])["detail"]["job_id"] for m in received] == ["bad"]
