@@ -5,7 +5,7 @@ Every path to a finished job comes here: a document read in one invocation (its 
 `OcrResult`), a chunked one (streamed from its partials by idp.flow.chunks, so a long document is
 never held whole), a VL result and a result served from the cache. Both ways write the same
 bytes for the same pages: compact JSON, as pydantic writes an `OcrResult`, the Markdown of
-layout models beside it, and the pages as a Textract response (idp.document.textract) unless
+layout models beside it, and the pages as a Textract response (idp.flow.textract_json) unless
 the job turned it off.
 """
 
@@ -18,7 +18,7 @@ from typing import IO, TYPE_CHECKING, Final, NamedTuple
 from idp.aws.s3 import s3_uri
 from idp.contract import names
 from idp.contract.results import OcrResult, result_key
-from idp.document.textract import TextractWriter
+from idp.flow.textract_json import TextractWriter
 from idp.flow.chunks import ChunkPlan, MergedResult, PartialResult, stream_merged_result
 
 if TYPE_CHECKING:

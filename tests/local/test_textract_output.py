@@ -15,7 +15,7 @@ from devkit.synthetic_pdf import PageSpec, born_digital_pdf, page_lines
 from idp.contract.jobs import JobOptions
 from idp.contract.names import JobStatus, OcrModel
 from idp.contract.results import PageResult
-from idp.document.textract import TextractWriter
+from idp.flow.textract_json import TextractWriter
 from tests.local_runs import running_pipeline
 from tests.readme_samples import integrate_sample
 

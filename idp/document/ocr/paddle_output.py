@@ -10,7 +10,7 @@ import numpy as np
 
 from idp.contract.results import Block, Line, Quad, Word
 from idp.document.ocr.engine import PageContent
-from idp.document.quads import VERTICAL_RATIO, quad_span
+from idp.contract.quads import VERTICAL_RATIO, quad_span
 
 
 def _clip(value: float, upper: int) -> float:
