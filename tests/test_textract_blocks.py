@@ -47,6 +47,21 @@ def test_recognizer_pieces_join_into_the_line_s_words_along_its_skew() -> None:
     assert last.box[2] == pytest.approx((500.0, 140.0))
 
 
+def test_a_piece_that_spans_a_space_is_shared_by_its_words() -> None:
+    # GIVEN PaddleX's pieces of "jaźń. Çok": a run of non-ASCII letters and punctuation is one
+    # piece, space included
+    texts = ["ja", "źń. Ç", "ok"]
+    boxes = [_piece(100, 140), _piece(140, 240), _piece(240, 280)]
+
+    # WHEN they are placed on the line
+    words = words_on_line(np.array(SKEWED), "jaźń. Çok", texts, boxes, 1000, 1000)
+
+    # THEN the piece's parts go to their words, each with its share of the piece's span
+    assert [word.text for word in words] == ["jaźń.", "Çok"]
+    assert words[0].box[1][0] == pytest.approx(200.0)  # "źń." is 3 of the piece's 5 characters
+    assert words[1].box[0][0] == pytest.approx(220.0)
+
+
 def test_pieces_that_do_not_spell_the_line_give_no_words() -> None:
     words = words_on_line(np.array(SKEWED), "Total due", ["Totel", "due"], [_piece(1, 2)] * 2, 9, 9)
     assert words == []

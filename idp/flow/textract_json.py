@@ -23,8 +23,8 @@ import json
 import uuid
 from typing import IO, Any, Final
 
-from idp.contract.results import Line, PageResult, Quad, Word
 from idp.contract.quads import is_vertical, quad_span
+from idp.contract.results import Line, PageResult, Quad, Word
 
 # A fixed namespace for the block ids (uuid5 of job id, page and position).
 _ID_NAMESPACE: Final = uuid.UUID("0b5d7c1e-6f44-4a61-9d0e-7a0f3c2b9e15")

@@ -3,14 +3,15 @@ this system's lines, blocks and page Markdown."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
 import numpy as np
 
+from idp.contract.quads import VERTICAL_RATIO, quad_span
 from idp.contract.results import Block, Line, Quad, Word
 from idp.document.ocr.engine import PageContent
-from idp.contract.quads import VERTICAL_RATIO, quad_span
 
 
 def _clip(value: float, upper: int) -> float:
@@ -86,12 +87,15 @@ def words_on_line(
     if end - start <= 0:
         return []
     pieces: list[tuple[str, float, float]] = []
-    for text, box in zip(texts, boxes, strict=True):
-        piece = "".join(str(text).split())
-        if piece:
-            coords = np.asarray(box, dtype=np.float64).reshape(-1, 2)[:, axis]
-            t0, t1 = np.clip((coords.min() - start, coords.max() - start) / (end - start), 0, 1)
-            pieces.append((piece, float(t0), float(t1)))
+    for raw, box in zip(texts, boxes, strict=True):
+        text = str(raw)
+        coords = np.asarray(box, dtype=np.float64).reshape(-1, 2)[:, axis]
+        t0, t1 = np.clip((coords.min() - start, coords.max() - start) / (end - start), 0, 1)
+        # A run of non-ASCII letters and punctuation is one piece, spaces and all ("źń. Ç"):
+        # its parts between spaces share its span by their place in it.
+        for part in re.finditer(r"\S+", text):
+            share = (t1 - t0) / len(text)
+            pieces.append((part.group(), t0 + share * part.start(), t0 + share * part.end()))
     words: list[Word] = []
     for token in line_text.split():
         joined, first, last = "", 1.0, 0.0
