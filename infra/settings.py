@@ -8,7 +8,7 @@ field is coerced ("false" -> False, "2" -> 2) and checked.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import Final, Literal
 
 from aws_cdk import aws_logs as logs
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -72,6 +72,10 @@ class Settings(BaseModel):
     # Pages per processor invocation for a long document (0: one invocation per document).
     chunk_pages: int = Field(default=names.DEFAULT_CHUNK_PAGES, alias="chunkPages", ge=0)
     allow_hub_download: bool = Field(default=True, alias="allowHubDownload")
+    # PP-OCRv6's size: small ships in the image; tiny and medium come from the model cache.
+    ppocrv6_size: Literal["tiny", "small", "medium"] = Field(
+        default=names.DEFAULT_PPOCRV6_SIZE, alias="ppocrv6Size"
+    )
     powertools_layer_version: int = Field(
         default=POWERTOOLS_LAYER_VERSION, alias="powertoolsLayerVersion", ge=1
     )

@@ -151,6 +151,7 @@ class PaddleIdpStack(Stack):
             Env.MAX_INPUT_BYTES: str(settings.max_input_bytes),
             Env.CHUNK_PAGES: str(settings.chunk_pages),
             Env.ALLOW_HUB_DOWNLOAD: _flag(settings.allow_hub_download),
+            Env.PPOCRV6_SIZE: settings.ppocrv6_size,
             Env.DISPATCH_LEASE_SECONDS: str(names.DISPATCH_LEASE_SECONDS),
             Env.STALE_PROCESSING_SECONDS: str(names.STALE_PROCESSING_SECONDS),
             Env.STALE_QUEUED_SECONDS: str(names.STALE_QUEUED_SECONDS),

@@ -48,7 +48,10 @@ def build_warm_state(settings: ProcessorSettings | None = None) -> WarmState:
         allow_hub_download=settings.allow_hub_download,
     )
     engines = EngineRegistry(
-        resolve=cache.fetch, settings=EngineSettings(cpu_threads=settings.cpu_threads)
+        resolve=cache.fetch,
+        settings=EngineSettings(
+            cpu_threads=settings.cpu_threads, ppocrv6_size=settings.ppocrv6_size
+        ),
     )
     chunks = (
         LambdaProcessorInvoker(client("lambda"), function_name=settings.function_name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
@@ -26,6 +27,9 @@ class ProcessorSettings(FunctionSettings):
     # Where fetched model dirs are unpacked: this container's disk, not a setting of the stack.
     models_root: Path = Field(default_factory=lambda: Path(tempfile.gettempdir()) / "idp-models")
     cpu_threads: int = Field(default=2, alias=ProcessorEnv.CPU_THREADS.value)
+    ppocrv6_size: Literal["tiny", "small", "medium"] = Field(
+        default=names.DEFAULT_PPOCRV6_SIZE, alias=Env.PPOCRV6_SIZE.value
+    )
     # A document with more pages is fanned out in chunks of this many pages (0: never).
     chunk_pages: int = Field(default=names.DEFAULT_CHUNK_PAGES, alias=Env.CHUNK_PAGES.value)
     # This function's own name (Lambda sets AWS_LAMBDA_FUNCTION_NAME): chunks invoke it.

@@ -28,7 +28,7 @@ err = Console(stderr=True)
 out = Console()
 
 ModelOption = Annotated[
-    str, typer.Option("--model", "-m", help="PP-OCRv5, PP-StructureV3 or PaddleOCR-VL")
+    str, typer.Option("--model", "-m", help="PP-OCRv5, PP-OCRv6, PP-StructureV3 or PaddleOCR-VL")
 ]
 LangOption = Annotated[str, typer.Option("--lang", "-l", help="PaddleOCR language code")]
 TextLayerOption = Annotated[

@@ -122,12 +122,13 @@ class SmokeOutcome:
 
 
 def default_models(pipeline: PipelineNames) -> list[OcrModel]:
-    """PP-OCRv5 always; PaddleOCR-VL when the stack has its endpoint.
+    """PP-OCRv5 and PP-OCRv6 always (both ship in the image); PaddleOCR-VL when the stack has
+    its endpoint.
 
     PP-StructureV3 is left out unless asked for: its layout weights do not ship offline and
     come from `idp models sync` (or a slow first hub download).
     """
-    models = [OcrModel.PP_OCRV5]
+    models = [OcrModel.PP_OCRV5, OcrModel.PP_OCRV6]
     if pipeline.vl_endpoint is not None:
         models.append(OcrModel.PADDLEOCR_VL)
     return models

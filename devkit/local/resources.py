@@ -115,6 +115,7 @@ class LocalResources:
             Env.MAX_INPUT_BYTES: str(names.DEFAULT_MAX_INPUT_BYTES),
             Env.CHUNK_PAGES: str(names.DEFAULT_CHUNK_PAGES),
             Env.ALLOW_HUB_DOWNLOAD: "false",
+            Env.PPOCRV6_SIZE: names.DEFAULT_PPOCRV6_SIZE,
             Env.POWERTOOLS_SERVICE_NAME: FUNCTIONS[function].service.value,
             Env.POWERTOOLS_METRICS_NAMESPACE: names.METRICS_NAMESPACE,
             Env.DISPATCH_LEASE_SECONDS: str(names.DISPATCH_LEASE_SECONDS),

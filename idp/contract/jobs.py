@@ -79,11 +79,12 @@ class JobRequest(BaseModel):
 
     @model_validator(mode="after")
     def _text_layer_only_for_text_lines(self) -> JobRequest:
-        if self.options.text_layer == TextLayerMode.ONLY and self.model is not OcrModel.PP_OCRV5:
+        if self.options.text_layer == TextLayerMode.ONLY and not self.model.reads_text_lines:
             raise InvalidMessage(
                 f'text_layer "only" reads text lines from the PDF and runs no engine; '
                 f"{self.model.value} runs layout on the rendered page, so use it with "
-                f'{OcrModel.PP_OCRV5.value}, or text_layer "auto" / "ocr"'
+                f"{OcrModel.PP_OCRV5.value} or {OcrModel.PP_OCRV6.value}, "
+                f'or text_layer "auto" / "ocr"'
             )
         return self
 

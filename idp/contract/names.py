@@ -42,6 +42,7 @@ class TextLayerMode(StrEnum):
 
 class OcrModel(StrEnum):
     PP_OCRV5 = "PP-OCRv5"
+    PP_OCRV6 = "PP-OCRv6"
     PP_STRUCTUREV3 = "PP-StructureV3"
     PADDLEOCR_VL = "PaddleOCR-VL"
 
@@ -50,8 +51,13 @@ class OcrModel(StrEnum):
         return Backend.SAGEMAKER if self is OcrModel.PADDLEOCR_VL else Backend.LAMBDA
 
     @property
+    def reads_text_lines(self) -> bool:
+        """Text detection + recognition only (no layout): PP-OCRv5 and PP-OCRv6."""
+        return self in (OcrModel.PP_OCRV5, OcrModel.PP_OCRV6)
+
+    @property
     def yields_markdown(self) -> bool:
-        return self is not OcrModel.PP_OCRV5
+        return not self.reads_text_lines
 
     @classmethod
     def parse(cls, name: str) -> OcrModel:
@@ -67,6 +73,8 @@ _MODEL_ALIASES: Final[dict[str, OcrModel]] = {
     "ppocrv5": OcrModel.PP_OCRV5,
     "ocrv5": OcrModel.PP_OCRV5,
     "ocr": OcrModel.PP_OCRV5,
+    "ppocrv6": OcrModel.PP_OCRV6,
+    "ocrv6": OcrModel.PP_OCRV6,
     "ppstructurev3": OcrModel.PP_STRUCTUREV3,
     "structurev3": OcrModel.PP_STRUCTUREV3,
     "structure": OcrModel.PP_STRUCTUREV3,
@@ -308,6 +316,7 @@ class Env(StrEnum):
     MAX_INPUT_BYTES = "MAX_INPUT_BYTES"
     CHUNK_PAGES = "CHUNK_PAGES"
     ALLOW_HUB_DOWNLOAD = "ALLOW_HUB_DOWNLOAD"
+    PPOCRV6_SIZE = "PPOCRV6_SIZE"  # tiny, small (offline, the default) or medium
     DISPATCH_LEASE_SECONDS = "DISPATCH_LEASE_SECONDS"
     STALE_PROCESSING_SECONDS = "STALE_PROCESSING_SECONDS"
     STALE_QUEUED_SECONDS = "STALE_QUEUED_SECONDS"
@@ -339,6 +348,7 @@ DEFAULT_MAX_INPUT_BYTES: Final = 500 * 1024 * 1024
 # A document with more pages than this is split into chunks of this many pages, each OCR'd by
 # its own processor invocation in parallel (Env.CHUNK_PAGES; 0 turns chunking off).
 DEFAULT_CHUNK_PAGES: Final = 10
+DEFAULT_PPOCRV6_SIZE: Final = "small"  # the size whose weights ship offline (and in the image)
 # Pages one VL async invocation may take (a whole short document, or one chunk of a long one),
 # so that it stays well inside VL_INVOCATION_TIMEOUT_SECONDS.
 VL_MAX_PAGES: Final = 200

@@ -80,6 +80,7 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
             Env.MAX_INPUT_BYTES,
             Env.CHUNK_PAGES,
             Env.ALLOW_HUB_DOWNLOAD,
+            Env.PPOCRV6_SIZE,
             Env.VL_ENDPOINT_NAME,
         ),
     ),

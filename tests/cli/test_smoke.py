@@ -56,11 +56,11 @@ def test_smoke_passes_for_every_model_the_local_stack_runs(local_up: LocalUp) ->
     # WHEN the smoke runs against it with its defaults
     result = _smoke(local_up, "--json")
 
-    # THEN it exits 0: PP-OCRv5 and PaddleOCR-VL (the stack has its endpoint) both COMPLETED
-    # and read the generated page back
+    # THEN it exits 0: PP-OCRv5, PP-OCRv6 and PaddleOCR-VL (the stack has its endpoint) all
+    # COMPLETED and read the generated page back
     assert result.exit_code == 0, result.output
     rows = _rows(result)
-    assert set(rows) == {"PP-OCRv5", "PaddleOCR-VL"}
+    assert set(rows) == {"PP-OCRv5", "PP-OCRv6", "PaddleOCR-VL"}
     for row in rows.values():
         assert row["status"] == "COMPLETED"
         assert row["ok"] is True
@@ -70,6 +70,7 @@ def test_smoke_passes_for_every_model_the_local_stack_runs(local_up: LocalUp) ->
     # AND the VL row says it was served by the substitute engine, not the real model
     assert rows["PaddleOCR-VL"]["substitute"] is True
     assert rows["PP-OCRv5"]["substitute"] is False
+    assert rows["PP-OCRv6"]["substitute"] is False
 
 
 @pytest.mark.parametrize(
@@ -133,7 +134,7 @@ def test_smoke_fails_when_jobs_do_not_finish_in_time(local_up: LocalUp) -> None:
     assert row["problem"].startswith("TIMEOUT")
 
 
-def test_smoke_of_a_cpu_only_stack_checks_pp_ocrv5_only(local_up: LocalUp) -> None:
+def test_smoke_of_a_cpu_only_stack_checks_the_cpu_models_only(local_up: LocalUp) -> None:
     # GIVEN a deployed stack (found through its CloudFormation outputs) without a VL endpoint
     _cpu_only_stack(local_up, "cpu-only")
     aws = {"AWS_ENDPOINT_URL": local_up.endpoint_url}
@@ -141,9 +142,9 @@ def test_smoke_of_a_cpu_only_stack_checks_pp_ocrv5_only(local_up: LocalUp) -> No
     # WHEN the smoke runs against it by stack name, with its defaults
     result = _idp("smoke", "--stack-name", "cpu-only", "--json", env=aws)
 
-    # THEN only PP-OCRv5 is checked, and it passes
+    # THEN only the text-line models are checked, and they pass
     assert result.exit_code == 0, result.output
-    assert list(_rows(result)) == ["PP-OCRv5"]
+    assert list(_rows(result)) == ["PP-OCRv5", "PP-OCRv6"]
 
 
 def test_smoke_refuses_paddleocr_vl_on_a_stack_without_it(local_up: LocalUp) -> None:

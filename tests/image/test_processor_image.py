@@ -44,10 +44,17 @@ def pipeline(
         yield running
 
 
-def _run(pipeline: LocalPipeline, file: Path, data: bytes) -> tuple[JobRecord, Any]:
+def _run(
+    pipeline: LocalPipeline,
+    file: Path,
+    data: bytes,
+    *,
+    model: OcrModel = OcrModel.PP_OCRV5,
+    lang: str = "en",
+) -> tuple[JobRecord, Any]:
     file.write_bytes(data)
     client = pipeline.client()
-    job_id = client.submit(file, model=OcrModel.PP_OCRV5).job_id
+    job_id = client.submit(file, model=model, lang=lang).job_id
     record = client.wait([job_id], timeout_s=JOB_TIMEOUT_S)[job_id]
     assert record is not None, f"job {job_id} has no record"
     return record, client
@@ -124,3 +131,20 @@ def test_image_reads_a_sideways_page_upright_with_the_model_it_ships(
     assert result["pages"][0]["rotation"] == 90
     assert OFFLINE_MODEL_NAME in result["engine"]["models"]
     assert character_error_rate("\n".join(lines), _page_text(result, 1)) <= 0.02
+
+
+def test_image_reads_french_with_ppocrv6(pipeline: LocalPipeline, tmp_path: Path) -> None:
+    # GIVEN a French page, submitted with PP-OCRv6
+    sample = Path(__file__).resolve().parents[1] / "documents" / "samples" / "lang-fr.png"
+
+    # WHEN the image reads it
+    record, client = _run(
+        pipeline, tmp_path / "fr.png", sample.read_bytes(), model=OcrModel.PP_OCRV6, lang="fr"
+    )
+
+    # THEN its accents come back, read by PP-OCRv6 small on ONNX Runtime inside the image
+    assert record["status"] == JobStatus.COMPLETED, record
+    result = client.result_document(record["job_id"])
+    assert result["engine"]["models"][:2] == ["PP-OCRv6_small_det", "PP-OCRv6_small_rec"]
+    assert result["engine"]["name"] == "paddleocr/onnxruntime"
+    assert "Le garçon a été très déçu à Noël." in result["text"]

@@ -26,11 +26,13 @@ from idp.document.ocr.engine_settings import EngineSettings, choose_runtime
 from idp.document.ocr.model_cache import ModelCache
 from idp.document.ocr.model_choice import (
     ocr_model_names,
+    ppocrv6_languages,
+    ppocrv6_model_names,
     recognition_model_name,
     resolve_models,
     structure_model_names,
 )
-from idp.document.ocr.paddle_engines import PPStructureV3Engine
+from idp.document.ocr.paddle_engines import PPStructureV3Engine, engine_key
 from idp.document.ocr.paddle_kwargs import engine_kwargs
 from idp.document.ocr.paddle_output import structure_page_content
 from tests.processor.conftest import CACHE_BUCKET, Aws
@@ -89,6 +91,56 @@ def test_every_supported_language_maps_to_a_model_or_a_clear_error() -> None:
         assert lang in message
     # Only scripts PP-OCRv5 has no model for (e.g. Kannada, Georgian) are refused.
     assert len(unsupported) < 10, unsupported
+
+
+def test_ppocrv6_reads_its_fifty_languages_with_one_model_of_the_configured_size() -> None:
+    # GIVEN PaddleOCR's own list of PP-OCRv6 languages
+    languages = ppocrv6_languages()
+    assert {"ch", "chinese_cht", "en", "japan", "fr", "de", "es", "pl", "tr", "cs"} <= languages
+    assert 45 <= len(languages) <= 60
+    # THEN each is read by PP-OCRv6's one recognizer, small unless the stack says otherwise
+    for lang in languages:
+        roles = ppocrv6_model_names(lang, JobOptions(), SETTINGS)
+        assert roles == {
+            "text_detection": "PP-OCRv6_small_det",
+            "text_recognition": "PP-OCRv6_small_rec",
+        }
+    medium = EngineSettings(ppocrv6_size="medium")
+    assert ppocrv6_model_names("fr", JobOptions(), medium)["text_recognition"] == (
+        "PP-OCRv6_medium_rec"
+    )
+
+
+@pytest.mark.parametrize(
+    ("lang", "named"),
+    [
+        ("ru", "eslav_PP-OCRv5_mobile_rec"),
+        ("korean", "korean_PP-OCRv5_mobile_rec"),
+        ("ar", "arabic"),
+    ],
+)
+def test_a_language_ppocrv6_does_not_read_names_the_model_that_does(lang: str, named: str) -> None:
+    with pytest.raises(UnsupportedLanguage) as refused:
+        ppocrv6_model_names(lang, JobOptions(), SETTINGS)
+    assert "PP-OCRv5" in refused.value.message
+    assert named in refused.value.message
+
+
+def test_one_ppocrv6_engine_serves_all_its_languages_and_refuses_others() -> None:
+    # GIVEN the engine keys of PP-OCRv6 jobs in three languages, and of PP-OCRv5 jobs
+    options = JobOptions()
+    keys = {engine_key(OcrModel.PP_OCRV6, lang, options) for lang in ("en", "fr", "japan")}
+    # THEN one engine serves them (one recognizer reads them all); PP-OCRv5 keeps one per language
+    assert len(keys) == 1
+    assert engine_key(OcrModel.PP_OCRV5, "en", options) != engine_key(
+        OcrModel.PP_OCRV5, "fr", options
+    )
+    # AND a language PP-OCRv6 does not read is refused before any engine is looked up
+    with pytest.raises(UnsupportedLanguage):
+        engine_key(OcrModel.PP_OCRV6, "ru", options)
+    assert OcrModel.parse("ppocrv6") is OcrModel.PP_OCRV6
+    assert OcrModel.PP_OCRV6.reads_text_lines
+    assert not OcrModel.PP_OCRV6.yields_markdown
 
 
 def test_structure_needs_layout_region_ocr_and_table_models_from_the_paddlex_config() -> None:

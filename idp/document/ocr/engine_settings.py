@@ -25,6 +25,8 @@ class EngineSettings:
     """
 
     variant: Literal["mobile", "server"] = "mobile"
+    # PP-OCRv6's size (idp.document.ocr.catalogue.PPOCRV6_SIZES): small ships offline.
+    ppocrv6_size: Literal["tiny", "small", "medium"] = "small"
     device: str = "cpu"
     # "auto": ONNX Runtime when it is installed and every model dir carries inference.onnx
     # (same weights, exported by paddle2onnx): it starts without importing paddle and runs

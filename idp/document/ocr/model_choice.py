@@ -18,6 +18,8 @@ from idp.document.ocr.catalogue import (
     TEXTLINE_ORIENTATION_MODEL,
     base_recognition_model_name,
     detection_model_name,
+    ppocrv6_detection_model_name,
+    ppocrv6_recognition_model_name,
     script_recognition_model_name,
 )
 from idp.document.ocr.engine_settings import EngineSettings
@@ -70,6 +72,32 @@ def recognition_model_name(lang: str, variant: str = "mobile") -> str:
     )
 
 
+def ppocrv6_languages() -> frozenset[str]:
+    """The languages PP-OCRv6's one recognition model reads: paddleocr's own list (Chinese,
+    Traditional Chinese, English, Japanese and the Latin-script languages it covers)."""
+    from paddleocr._pipelines.ocr import _PPOCRV6_LANGS
+
+    return frozenset(_PPOCRV6_LANGS)
+
+
+def check_ppocrv6_language(lang: str) -> None:
+    """UnsupportedLanguage, naming the model that reads `lang`, when PP-OCRv6 does not."""
+    if lang in ppocrv6_languages():
+        return
+    try:
+        recognition_model_name(lang)
+    except UnsupportedLanguage:
+        raise UnsupportedLanguage(
+            f"no model here reads language {lang!r}; PP-OCRv6 reads e.g. en, ch, japan, fr, de, "
+            "es, pl, tr"
+        ) from None
+    raise UnsupportedLanguage(
+        f"PP-OCRv6 does not read language {lang!r} (its recognizer covers Chinese, English, "
+        f"Japanese and Latin scripts); submit it with model PP-OCRv5, whose "
+        f"{recognition_model_name(lang)} reads it"
+    )
+
+
 def _preprocessing_models(options: JobOptions) -> dict[str, str]:
     # Page orientation is not PaddleOCR's step here: idp.document.ocr.orientation runs it in
     # front of every engine (see EngineRegistry.get), so boxes can be mapped back onto the page.
@@ -86,6 +114,16 @@ def ocr_model_names(lang: str, options: JobOptions, settings: EngineSettings) ->
     return {
         "text_detection": detection_model_name(settings.variant),
         "text_recognition": recognition_model_name(lang, settings.variant),
+        **_preprocessing_models(options),
+    }
+
+
+def ppocrv6_model_names(lang: str, options: JobOptions, settings: EngineSettings) -> dict[str, str]:
+    """{PaddleOCR role: model name} for a PP-OCRv6 engine of the configured size."""
+    check_ppocrv6_language(lang)
+    return {
+        "text_detection": ppocrv6_detection_model_name(settings.ppocrv6_size),
+        "text_recognition": ppocrv6_recognition_model_name(settings.ppocrv6_size),
         **_preprocessing_models(options),
     }
 

@@ -34,7 +34,9 @@ from idp.document.ocr.engine_settings import (
 )
 from idp.document.ocr.model_choice import (
     ModelResolver,
+    check_ppocrv6_language,
     ocr_model_names,
+    ppocrv6_model_names,
     resolve_models,
     structure_model_names,
 )
@@ -176,6 +178,7 @@ class _PaddlePipeline:
 
 _PIPELINES: Final[Mapping[OcrModel, _PaddlePipeline]] = {
     OcrModel.PP_OCRV5: _PaddlePipeline(ocr_model_names, "PaddleOCR", PaddleOcrEngine),
+    OcrModel.PP_OCRV6: _PaddlePipeline(ppocrv6_model_names, "PaddleOCR", PaddleOcrEngine),
     OcrModel.PP_STRUCTUREV3: _PaddlePipeline(
         structure_model_names, "PPStructureV3", PPStructureV3Engine
     ),
@@ -189,7 +192,7 @@ def build_paddle_engine(
     resolve: ModelResolver,
     settings: EngineSettings,
 ) -> OcrEngine:
-    """A ready PP-OCRv5 or PP-StructureV3 engine over the model dirs the job needs."""
+    """A ready PP-OCRv5, PP-OCRv6 or PP-StructureV3 engine over the model dirs the job needs."""
     kind = _PIPELINES[model]
     roles = kind.model_names(lang, options, settings)
     model_dirs, runtime = _fetch_for_paddle(roles, resolve, settings)
@@ -209,6 +212,12 @@ def build_ocr_engine(
     lang: str, options: JobOptions, resolve: ModelResolver, settings: EngineSettings
 ) -> OcrEngine:
     return build_paddle_engine(OcrModel.PP_OCRV5, lang, options, resolve, settings)
+
+
+def build_ppocrv6_engine(
+    lang: str, options: JobOptions, resolve: ModelResolver, settings: EngineSettings
+) -> OcrEngine:
+    return build_paddle_engine(OcrModel.PP_OCRV6, lang, options, resolve, settings)
 
 
 def build_structure_engine(
@@ -277,16 +286,31 @@ EngineFactory = Callable[[str, JobOptions, ModelResolver, EngineSettings], OcrEn
 
 DEFAULT_FACTORIES: Final[Mapping[OcrModel, EngineFactory]] = {
     OcrModel.PP_OCRV5: build_ocr_engine,
+    OcrModel.PP_OCRV6: build_ppocrv6_engine,
     OcrModel.PP_STRUCTUREV3: build_structure_engine,
 }
 
 EngineKey = tuple[OcrModel, str, tuple[bool, bool]]
 
 
+# Models whose one recognizer reads every language they accept: one engine serves them all, and
+# each job's language is checked against the model's list instead.
+_ONE_ENGINE_FOR_ITS_LANGUAGES: Final[Mapping[OcrModel, Callable[[str], None]]] = {
+    OcrModel.PP_OCRV6: check_ppocrv6_language,
+}
+_ANY_LANGUAGE: Final = "*"
+
+
 def engine_key(model: OcrModel, lang: str, options: JobOptions) -> EngineKey:
+    """The engine a job runs on. Raises UnsupportedLanguage where the model's one recognizer
+    does not read `lang`."""
     # pdf_scale only affects rasterization and page orientation runs in front of the engine
     # (EngineRegistry.get), so neither needs an engine of its own.
     flags = (options.use_doc_unwarping, options.use_textline_orientation)
+    check_language = _ONE_ENGINE_FOR_ITS_LANGUAGES.get(model)
+    if check_language is not None:
+        check_language(lang)
+        return (model, _ANY_LANGUAGE, flags)
     return (model, lang, flags)
 
 

@@ -69,9 +69,10 @@ def text_layer_reader(job: DispatchedJob) -> PageReader | None:
 def page_reader(model: OcrModel, mode: TextLayerMode, *, scale: float) -> PageReader | None:
     """The reader pages of `model` go through before OCR in `mode`; None: OCR every page.
 
-    Only PP-OCRv5 reads pages from the layer: PP-StructureV3 and PaddleOCR-VL run layout (and
-    tables, and the VLM) on the rendered page, so their text stays what the engine read.
+    Only the text-line models (PP-OCRv5, PP-OCRv6) read pages from the layer: PP-StructureV3
+    and PaddleOCR-VL run layout (and tables, and the VLM) on the rendered page, so their text
+    stays what the engine read.
     """
-    if mode == TextLayerMode.OCR or model is not OcrModel.PP_OCRV5:
+    if mode == TextLayerMode.OCR or not model.reads_text_lines:
         return None
     return functools.partial(read_page, scale=scale, mode=mode)
