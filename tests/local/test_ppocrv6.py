@@ -70,3 +70,38 @@ def test_ppocrv6_reads_its_languages_offline_and_refuses_the_others(
         assert record["error"]["code"] == "UNSUPPORTED_LANGUAGE"
         assert "PP-OCRv5" in record["error"]["message"]
         assert lang in record["error"]["message"]
+
+
+def test_ppocrv6_tiny_reads_latin_and_chinese_and_refuses_japanese(models_dir: Path) -> None:
+    # GIVEN a processor configured for PP-OCRv6 tiny (the stack's ppocrv6Size), offline weights
+    from idp.contract.errors import UnsupportedLanguage
+    from idp.contract.jobs import JobOptions
+    from idp.document.ocr.engine_settings import EngineSettings
+    from idp.document.ocr.model_cache import ModelCache
+    from idp.document.ocr.paddle_engines import EngineRegistry
+    from idp.document.ocr.pipeline import ocr_document
+
+    cache = ModelCache(s3=None, bucket=None, search_roots=[models_dir])
+    registry = EngineRegistry(
+        resolve=cache.fetch, settings=EngineSettings(cpu_threads=2, ppocrv6_size="tiny")
+    )
+    options = JobOptions()
+    # WHEN it reads the French, German and Chinese pages with their languages
+    for lang in ("fr", "de", "ch"):
+        engine = registry.get(OcrModel.PP_OCRV6, lang, options)
+        image = SAMPLES / f"lang-{lang}.png"
+        outcome = ocr_document(image.read_bytes(), engine=engine, options=options, max_pages=1)
+        text = outcome.pages[0].text
+        # THEN the tiny models read them, accents and all
+        assert engine.info.models[:2] == ["PP-OCRv6_tiny_det", "PP-OCRv6_tiny_rec"]
+        truth = image.with_suffix(".txt").read_text().strip()
+        assert character_error_rate(truth, text) <= 0.03, text
+        for word in MARKED_WORDS.get(lang, ()):
+            assert word in text, (lang, word, text)
+    # AND Japanese, which its dictionary cannot spell (no kana), is refused, naming the sizes
+    # and the model that read it
+    with pytest.raises(UnsupportedLanguage) as refused:
+        registry.get(OcrModel.PP_OCRV6, "japan", options)
+    assert "PP-OCRv6 tiny" in refused.value.message
+    assert "small and medium" in refused.value.message
+    assert "PP-OCRv5" in refused.value.message

@@ -138,6 +138,13 @@ def test_one_ppocrv6_engine_serves_all_its_languages_and_refuses_others() -> Non
     # AND a language PP-OCRv6 does not read is refused before any engine is looked up
     with pytest.raises(UnsupportedLanguage):
         engine_key(OcrModel.PP_OCRV6, "ru", options)
+    # AND the tiny size, whose dictionary has no kana, refuses Japanese and Traditional Chinese
+    tiny = EngineSettings(ppocrv6_size="tiny")
+    assert engine_key(OcrModel.PP_OCRV6, "fr", options, tiny) in keys
+    for lang in ("japan", "chinese_cht"):
+        with pytest.raises(UnsupportedLanguage, match="PP-OCRv6 small and medium read it"):
+            engine_key(OcrModel.PP_OCRV6, lang, options, tiny)
+    assert ppocrv6_languages("tiny") == ppocrv6_languages() - {"japan", "chinese_cht"}
     assert OcrModel.parse("ppocrv6") is OcrModel.PP_OCRV6
     assert OcrModel.PP_OCRV6.reads_text_lines
     assert not OcrModel.PP_OCRV6.yields_markdown

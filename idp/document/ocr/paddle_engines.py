@@ -295,21 +295,23 @@ EngineKey = tuple[OcrModel, str, tuple[bool, bool]]
 
 # Models whose one recognizer reads every language they accept: one engine serves them all, and
 # each job's language is checked against the model's list instead.
-_ONE_ENGINE_FOR_ITS_LANGUAGES: Final[Mapping[OcrModel, Callable[[str], None]]] = {
-    OcrModel.PP_OCRV6: check_ppocrv6_language,
+_ONE_ENGINE_FOR_ITS_LANGUAGES: Final[Mapping[OcrModel, Callable[[str, EngineSettings], None]]] = {
+    OcrModel.PP_OCRV6: lambda lang, settings: check_ppocrv6_language(lang, settings.ppocrv6_size),
 }
 _ANY_LANGUAGE: Final = "*"
 
 
-def engine_key(model: OcrModel, lang: str, options: JobOptions) -> EngineKey:
+def engine_key(
+    model: OcrModel, lang: str, options: JobOptions, settings: EngineSettings | None = None
+) -> EngineKey:
     """The engine a job runs on. Raises UnsupportedLanguage where the model's one recognizer
-    does not read `lang`."""
+    (of the configured size) does not read `lang`."""
     # pdf_scale only affects rasterization and page orientation runs in front of the engine
     # (EngineRegistry.get), so neither needs an engine of its own.
     flags = (options.use_doc_unwarping, options.use_textline_orientation)
     check_language = _ONE_ENGINE_FOR_ITS_LANGUAGES.get(model)
     if check_language is not None:
-        check_language(lang)
+        check_language(lang, settings or EngineSettings())
         return (model, _ANY_LANGUAGE, flags)
     return (model, lang, flags)
 
@@ -372,7 +374,7 @@ class EngineRegistry:
             return warm.oriented
 
     def _warm_engine(self, model: OcrModel, lang: str, options: JobOptions) -> _WarmEngine:
-        key = engine_key(model, lang, options)
+        key = engine_key(model, lang, options, self.settings)
         with self._lock:
             warm = self._kept(key)
             if warm is not None:
