@@ -18,6 +18,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -969,6 +970,11 @@ def source_path(key: str, cache: Path = CACHE_DIR) -> Path:
         with tempfile.TemporaryDirectory() as work:
             postscript = Path(work) / "in.ps"
             postscript.write_bytes(gzip.decompress(data))
+            if shutil.which("ps2pdf") is None:
+                raise CorpusError(
+                    f"{source.member} is PostScript: converting it needs ps2pdf "
+                    "(Debian: apt-get install ghostscript)"
+                )
             subprocess.run(["ps2pdf", str(postscript), str(out)], capture_output=True, check=True)
     else:
         out.write_bytes(data)
