@@ -32,6 +32,7 @@ from idp.document.ocr.engine_settings import (
     ModelDirs,
     choose_runtime,
 )
+from idp.document.ocr.gutter_split import split_at_gutters
 from idp.document.ocr.model_choice import (
     ModelResolver,
     check_ppocrv6_language,
@@ -111,8 +112,9 @@ class PaddleOcrEngine(_PaddlePipelineEngine):
 
     def recognize(self, page: PageImage) -> PageContent:
         result = self._predict(page)
-        lines = lines_from_ocr(result, page.width, page.height)
-        # PaddleOCR sorts lines by y alone, which reads straight across columns.
+        # A line the detector ran across a column gutter is two lines; PaddleOCR sorts lines by
+        # y alone, which reads straight across columns.
+        lines = split_at_gutters(lines_from_ocr(result, page.width, page.height))
         ordered = read_in_order(lines, page.width, page.height)
         return PageContent(lines=ordered.lines, blocks=ordered.blocks)
 
