@@ -136,6 +136,7 @@ class TableReading:
     seconds: float
     score: TableScore
     html: str | None
+    lines: list[str]  # the page's lines, as the job's text has them
 
 
 def read_case(
@@ -148,7 +149,10 @@ def read_case(
     tables = [block.html for block in content.blocks if block.type == "table" and block.html]
     html = tables[0] if tables else None
     score = score_table(html_grid(html) if html else [], truth_of(case))
-    return TableReading(case.name, case.kind, stage.ocr.value, margin_pt, seconds, score, html)
+    lines = [line.text for line in content.lines]
+    return TableReading(
+        case.name, case.kind, stage.ocr.value, margin_pt, seconds, score, html, lines
+    )
 
 
 def _row(reading: TableReading) -> str:
