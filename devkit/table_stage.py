@@ -22,7 +22,7 @@ SLANet_plus runs on Paddle Inference: its ONNX export (paddle2onnx) does not loa
 
 from __future__ import annotations
 
-import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -180,7 +180,7 @@ class _TableGrid(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("td", "th") and self._cell is not None and self.rows:
-            text = " ".join("".join(self._cell).split())
+            text = _normal("".join(self._cell))
             row, (rowspan, colspan) = len(self.rows) - 1, self._span
             for _ in range(colspan):
                 col = len(self.rows[row])
@@ -209,7 +209,7 @@ def html_grid(html: str) -> list[list[str]]:
 
 
 def _normal(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
+    return " ".join(text.split())
 
 
 @dataclass(frozen=True)
@@ -225,10 +225,6 @@ class TableScore:
     cells: int  # cells of the truth
     exact: int  # truth cells whose text the prediction has at the same row and column
     found: int  # truth cells whose text is some predicted cell's, wherever it stands
-
-    @property
-    def structure_matches(self) -> bool:
-        return (self.rows, self.columns) == (self.true_rows, self.true_columns)
 
     @property
     def cell_accuracy(self) -> float:
@@ -262,12 +258,10 @@ def score_table(predicted: Sequence[Sequence[str]], truth: Sequence[Sequence[str
         for c, cell in enumerate(true_row)
         if r < len(kept) and c < len(kept[r]) and kept[r][c] == cell
     )
-    remaining = [cell for row in kept for cell in row]
-    found = 0
-    for cell in (cell for row in true for cell in row):
-        if cell in remaining:
-            remaining.remove(cell)
-            found += 1
+    # Each predicted cell can match one truth cell: the multisets' overlap.
+    overlap = Counter(cell for row in true for cell in row) & Counter(
+        cell for row in kept for cell in row
+    )
     return TableScore(
         rows=len(kept),
         columns=len(kept[0]) if kept else 0,
@@ -277,5 +271,5 @@ def score_table(predicted: Sequence[Sequence[str]], truth: Sequence[Sequence[str
         true_columns=max((len(row) for row in true), default=0),
         cells=sum(len(row) for row in true),
         exact=exact,
-        found=found,
+        found=sum(overlap.values()),
     )

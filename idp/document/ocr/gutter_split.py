@@ -60,7 +60,7 @@ def _wide_gaps(lines: Sequence[Line]) -> list[_Gap]:
         height = _height(line.box)
         if height <= 0:
             continue
-        for after, (left, right) in enumerate(zip(line.words, line.words[1:], strict=False)):
+        for after, (left, right) in enumerate(itertools.pairwise(line.words)):
             start, end = _x_range(left.box)[1], _x_range(right.box)[0]
             if end - start >= MIN_GAP_H * height:
                 gaps.append(_Gap(index, after, (start + end) / 2, height))
