@@ -19,11 +19,12 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK := True
 export IDP_MODELS_DIR := $(abspath $(MODELS_DIR))
 
-.PHONY: help setup poppler test lint typecheck pytest demo synth image-test schemas clean
+.PHONY: help setup poppler test lint typecheck docs pytest demo synth image-test schemas clean
 
 help:
 	@echo "make demo   run the whole pipeline locally on the embedded AWS emulator with real OCR"
-	@echo "make test   the quality gate: ruff, mypy, pytest (sets itself up first)"
+	@echo "make test   the quality gate: ruff, mypy, docs, pytest (sets itself up first)"
+	@echo "make docs   build docs/ with MkDocs --strict (a broken link or anchor fails it)"
 	@echo "make synth  synthesize the CDK stack with the pinned CLI (no Docker needed)"
 	@echo "make image-test  build both images (Docker needed) and run them as AWS would"
 	@echo "make schemas  regenerate schemas/ (JSON Schemas of the job message and result.json)"
@@ -52,7 +53,7 @@ $(WEIGHTS) &: | $(INSTALLED)
 	$(PY) -m devkit.offline_weights $(MODELS_DIR)
 	$(PY) -m devkit.cli.main models add-onnx $(MODELS_DIR)/PP-OCRv5_mobile_det $(MODELS_DIR)/PP-OCRv5_mobile_rec
 
-test: setup lint typecheck pytest
+test: setup lint typecheck docs pytest
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
@@ -61,6 +62,10 @@ lint: $(INSTALLED)
 
 typecheck: $(INSTALLED)
 	$(BIN)/mypy $(wildcard $(PACKAGES))
+
+# The docs site is built to check it (links and anchors), not committed.
+docs: $(INSTALLED)
+	$(BIN)/mkdocs build --strict --site-dir .cache/site
 
 pytest: setup
 	$(BIN)/pytest

@@ -4,7 +4,7 @@
 
 Compute: GB-seconds per page = the processor's warm seconds per page (benchmarks/results/
 processor.json: 1700×2200 pages of 30 lines, measured by benchmarks/processor.py) × the
-stack's processor memory (idp.contract.names.PROCESSOR_MEMORY_MB). PP-StructureV3 cannot run here
+stack's processor memory (idp.contract.PROCESSOR_MEMORY_MB). PP-StructureV3 cannot run here
 (its layout weights come only from the model hub), so its seconds per page are an input
 (`--structure-s-per-page`), marked as an estimate in the table until benchmarks/processor.py
 measures it.
@@ -38,6 +38,7 @@ from devkit.local.settings import LocalSettings
 from devkit.synthetic import long_pdf
 from idp.contract import names
 from idp.contract.names import JobStatus, OcrModel
+from idp.contract.topology import PROCESSOR_MEMORY_MB
 
 RESULTS_DIR = Path(__file__).parent / "results"
 PRICES_READ: Final = "2026-11-22"
@@ -171,7 +172,7 @@ def main() -> None:
 
     processor = json.loads((RESULTS_DIR / "processor.json").read_text())
     ocr_s_per_page = float(processor["warm_page_median_s"])
-    memory_gb = names.PROCESSOR_MEMORY_MB / 1024
+    memory_gb = PROCESSOR_MEMORY_MB / 1024
 
     counter = RequestCounter()
     counter.install()
@@ -201,7 +202,7 @@ def main() -> None:
         compute = s_per_page * memory_gb * PRICES["lambda_gb_s"]
         return {
             "model": model,
-            "backend": f"Lambda {names.PROCESSOR_MEMORY_MB} MB",
+            "backend": f"Lambda {PROCESSOR_MEMORY_MB} MB",
             "s_per_page": s_per_page,
             "gb_s_per_page": round(s_per_page * memory_gb, 2),
             "usd_per_1000_pages": round(1000 * (compute + per_page_requests), 3),

@@ -28,8 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from measure import percentile, seconds_between
-from reporting import add_pipeline_arguments, run_logging_to, write_report
+from measure import seconds_between, spread
+from reporting import add_pipeline_arguments, print_rows, run_and_report
 
 from devkit.client import PipelineClient
 from devkit.local.pipeline import LocalPipeline
@@ -126,16 +126,6 @@ class MemorySampler:
 
 
 # -- the run ---------------------------------------------------------------------------------
-def _spread(values: list[float]) -> dict[str, float | None]:
-    if not values:
-        return {"p50": None, "p95": None, "max": None}
-    return {
-        "p50": round(percentile(values, 0.50), 2),
-        "p95": round(percentile(values, 0.95), 2),
-        "max": round(max(values), 2),
-    }
-
-
 def make_pages(count: int, folder: Path) -> dict[Path, str]:
     folder.mkdir(parents=True, exist_ok=True)
     pages: dict[Path, str] = {}
@@ -280,8 +270,8 @@ def run_in(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         "submit_s": round(submitted_s, 1),
         "wall_s": round(wall_s, 1),
         "throughput_jobs_per_min": round(len(terminal) / wall_s * 60, 1),
-        "latency_s": _spread(latencies),
-        "latency_from_submit_s": _spread(from_submit),
+        "latency_s": spread(latencies, 2),
+        "latency_from_submit_s": spread(from_submit, 2),
         "stage_median_s": {
             name: round(statistics.median(values), 2) if values else None
             for name, values in stages.items()
@@ -334,9 +324,7 @@ def print_table(report: dict[str, Any]) -> None:
             f"{report['settings']['invoker_batch_size']}",
         ),
     ]
-    width = max(len(name) for name, _ in rows)
-    for name, value in rows:
-        print(f"{name:<{width}}  {value}")
+    print_rows(rows)
 
 
 def main() -> int:
@@ -351,9 +339,7 @@ def main() -> int:
     if args.count < 1:
         parser.error("--count must be at least 1")
 
-    report, log_path = run_logging_to(args.log, "idp-load-", lambda: run(args))
-    print_table(report)
-    write_report(report, args.output, log_path)
+    report = run_and_report(args, "idp-load-", run, print_table)
     return 1 if report["lost_jobs"] or report["duplicate_ocr_runs"] else 0
 
 

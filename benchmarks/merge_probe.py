@@ -19,13 +19,8 @@ from pathlib import Path
 
 from idp.contract.jobs import ChunkSpec
 from idp.contract.results import EngineInfo, PageResult, SourceInfo
-from idp.flow.chunks import (
-    ChunkPlan,
-    PartialResult,
-    merged_timings,
-    plan_chunks,
-    stream_merged_result,
-)
+from idp.flow.chunks.merge import merged_timings, stream_merged_result
+from idp.flow.chunks.plan import ChunkPlan, PartialResult, plan_chunks
 
 
 def peak_rss_mb() -> float:

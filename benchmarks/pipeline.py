@@ -77,11 +77,10 @@ from devkit.local.pipeline import LocalPipeline
 from devkit.local.settings import LocalSettings
 from devkit.synthetic import encode, encode_pages, render_page, sample_lines
 from devkit.textmetrics import character_error_rate
-from idp.contract import names
 from idp.contract.job_record import JobRecord
 from idp.contract.names import JobStatus, OcrModel
 from idp.contract.timestamps import parse_timestamp
-from idp.contract.topology import Function
+from idp.contract.topology import SWEEPER_SCHEDULE_MINUTES, Function
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "pipeline.json"
@@ -362,7 +361,7 @@ def run_in(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         processor_concurrency=args.processor_concurrency,
         quiet_functions=not args.verbose_functions,
         # The stack's schedule, not the local 60 s: see the module docstring.
-        sweep_interval_seconds=names.SWEEPER_SCHEDULE_MINUTES * 60,
+        sweep_interval_seconds=SWEEPER_SCHEDULE_MINUTES * 60,
     )
     started = time.monotonic()
     with LocalPipeline(settings) as pipeline:

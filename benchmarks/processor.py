@@ -75,11 +75,11 @@ def child(args: argparse.Namespace) -> None:
     from devkit.textmetrics import character_error_rate
     from idp.contract.jobs import JobOptions
     from idp.contract.names import OcrModel
-    from idp.document.ocr.engine_settings import EngineSettings
-    from idp.document.ocr.model_cache import ModelCache
-    from idp.document.ocr.paddle_engines import EngineRegistry
-    from idp.document.ocr.paddle_environment import prepare_paddle_environment
+    from idp.document.ocr.models.cache import ModelCache
+    from idp.document.ocr.paddle.environment import prepare_paddle_environment
     from idp.document.ocr.pipeline import ocr_document
+    from idp.document.ocr.registry import EngineRegistry
+    from idp.document.ocr.settings import EngineSettings
 
     prepare_paddle_environment()
     cache = ModelCache(s3=None, bucket=None, search_roots=[Path(args.models_dir)])
@@ -157,11 +157,11 @@ def compare(args: argparse.Namespace) -> dict[str, Any]:
     from devkit.textmetrics import character_error_rate
     from idp.contract.jobs import JobOptions
     from idp.contract.names import OcrModel
-    from idp.document.ocr.engine_settings import EngineSettings
-    from idp.document.ocr.model_cache import ModelCache
-    from idp.document.ocr.paddle_engines import EngineRegistry
-    from idp.document.ocr.paddle_environment import prepare_paddle_environment
+    from idp.document.ocr.models.cache import ModelCache
+    from idp.document.ocr.paddle.environment import prepare_paddle_environment
     from idp.document.ocr.pipeline import ocr_document
+    from idp.document.ocr.registry import EngineRegistry
+    from idp.document.ocr.settings import EngineSettings
 
     prepare_paddle_environment()
     cache = ModelCache(s3=None, bucket=None, search_roots=[Path(args.models_dir)])

@@ -46,9 +46,7 @@ from typing import TYPE_CHECKING, Any
 from real_corpus import CACHE_DIR, PAGES, REPO_ROOT, PreparedPage, licence_of, prepare, sha256_of
 
 if TYPE_CHECKING:
-    from idp.contract.results import EngineInfo
-    from idp.document.decode import PageImage
-    from idp.document.ocr.engine import OcrEngine, PageContent
+    pass
 
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "real_documents.json"
 ENGINES = ("pipeline", "tesseract", "rapidocr")
@@ -149,36 +147,16 @@ class Read:
     facts: dict[str, Any]
 
 
-class RecordingEngine:
-    """The registry's engine, unchanged, keeping the first image of each page it is given: the
-    page exactly as the pipeline rendered it, for the other engines to read."""
-
-    def __init__(self, engine: OcrEngine) -> None:
-        self._engine = engine
-        self.images: dict[int, PageImage] = {}
-
-    @property
-    def info(self) -> EngineInfo:
-        return self._engine.info
-
-    def recognize(self, page: PageImage) -> PageContent:
-        self.images.setdefault(page.page, page)  # a retry's second image is not the upload's
-        return self._engine.recognize(page)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._engine, name)
-
-
 class PipelineReader:
     """This project's page path, as the processor runs it, with a warm engine."""
 
     def __init__(self, models_dir: Path, model: str = "PP-OCRv5") -> None:
         from idp.contract.jobs import JobOptions
         from idp.contract.names import OcrModel, TextLayerMode
-        from idp.document.ocr.engine_settings import EngineSettings
-        from idp.document.ocr.model_cache import ModelCache
-        from idp.document.ocr.paddle_engines import EngineRegistry
-        from idp.document.ocr.paddle_environment import prepare_paddle_environment
+        from idp.document.ocr.models.cache import ModelCache
+        from idp.document.ocr.paddle.environment import prepare_paddle_environment
+        from idp.document.ocr.registry import EngineRegistry
+        from idp.document.ocr.settings import EngineSettings
 
         prepare_paddle_environment()
         cache = ModelCache(s3=None, bucket=None, search_roots=[models_dir])
@@ -194,16 +172,16 @@ class PipelineReader:
         from PIL import Image
 
         from idp.contract.results import OcrResult
+        from idp.document.decode import open_document
         from idp.document.ocr.pipeline import ocr_document
 
         data = page.document.read_bytes()
         walls = []
         for _ in range(max(1, repeat)):
-            recorder = RecordingEngine(self.engine)
             tick = time.perf_counter()
             outcome = ocr_document(
                 data,
-                engine=recorder,
+                engine=self.engine,
                 options=self.options,
                 first_page=page.page_number,
                 last_page=page.page_number,
@@ -212,13 +190,15 @@ class PipelineReader:
                 job_id="benchmark",
                 model=self.model.value,
                 lang="en",
-                engine=recorder.info,
+                engine=self.engine.info,
                 source=outcome.source(bucket="benchmark", key=page.document.name),
                 pages=outcome.pages,
                 timings_ms=outcome.timings_ms,
             )
             walls.append(time.perf_counter() - tick)
-        image = recorder.images[page.page_number]
+        # The page as the pipeline rendered it for its first read (rendering is deterministic).
+        with open_document(data, pdf_scale=self.options.pdf_scale) as document:
+            image = document.page_image(page.page_number)
         image_out.parent.mkdir(parents=True, exist_ok=True)
         Image.fromarray(image.pixels, "RGB").save(image_out, "PNG")
         (read,) = result.pages

@@ -1,5 +1,5 @@
 """What the benchmarks of the local pipeline share: their --models-dir / --output / --log
-arguments, the pipeline's log kept off the terminal, and the JSON report."""
+arguments, the pipeline's log kept off the terminal, the printed table and the JSON report."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,6 +42,27 @@ def run_logging_to(log: Path | None, prefix: str, run: Callable[[], T]) -> tuple
             return run(), log_path
         finally:
             os.dup2(saved_stderr, 2)
+
+
+def run_and_report(
+    args: argparse.Namespace,
+    log_prefix: str,
+    run: Callable[[argparse.Namespace], dict[str, Any]],
+    print_table: Callable[[dict[str, Any]], None],
+) -> dict[str, Any]:
+    """`run(args)` with the pipeline's log in `args.log` (run_logging_to), then its table
+    printed and its report written to `args.output`; the report."""
+    report, log_path = run_logging_to(args.log, log_prefix, lambda: run(args))
+    print_table(report)
+    write_report(report, args.output, log_path)
+    return report
+
+
+def print_rows(rows: Sequence[tuple[str, str]]) -> None:
+    """Names and values in two columns, the names padded to the longest."""
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
 
 
 def write_report(report: dict[str, Any], output: Path, log_path: Path) -> None:

@@ -87,11 +87,11 @@ def recognized_page(work: Path) -> tuple[Any, Any]:
     from devkit import synthetic
     from idp.contract.jobs import JobOptions
     from idp.contract.names import OcrModel
-    from idp.document.ocr.engine_settings import EngineSettings
-    from idp.document.ocr.model_cache import ModelCache
-    from idp.document.ocr.paddle_engines import EngineRegistry
-    from idp.document.ocr.paddle_environment import prepare_paddle_environment
+    from idp.document.ocr.models.cache import ModelCache
+    from idp.document.ocr.paddle.environment import prepare_paddle_environment
     from idp.document.ocr.pipeline import ocr_document
+    from idp.document.ocr.registry import EngineRegistry
+    from idp.document.ocr.settings import EngineSettings
 
     prepare_paddle_environment()
     models = Path(os.environ.get("IDP_MODELS_DIR", ".models"))

@@ -42,8 +42,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from load import FONT_SIZE, PAGE_SIZE, MemorySampler, page_text
-from measure import percentile, seconds_between
-from reporting import add_pipeline_arguments, run_logging_to, write_report
+from measure import seconds_between, spread
+from reporting import add_pipeline_arguments, print_rows, run_and_report
 
 from devkit.local.faults import Faults
 from devkit.local.pipeline import LocalPipeline
@@ -142,16 +142,6 @@ def planned_faults(docs: list[Doc]) -> Faults:
         dynamodb_write_throttles=max(5, invocations // 4),
         dynamodb_throttle_every=DYNAMODB_THROTTLE_EVERY,
     )
-
-
-def _spread(values: list[float]) -> dict[str, float | None]:
-    if not values:
-        return {"p50": None, "p95": None, "max": None}
-    return {
-        "p50": round(percentile(values, 0.50), 1),
-        "p95": round(percentile(values, 0.95), 1),
-        "max": round(max(values), 1),
-    }
 
 
 class Soak:
@@ -373,7 +363,7 @@ def run_in(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         "wall_s": round(wall_s, 1),
         "pages_read": pages_read,
         "pages_per_min": round(pages_read / wall_s * 60, 1),
-        "latency_s": {group: _spread(values) for group, values in latency.items()},
+        "latency_s": {group: spread(values, 1) for group, values in latency.items()},
         "peak_rss_mib": round(memory.peak_mib),
         "cer_sample": cer,
         "load_average_1m": {"start": load_at_start, "end": round(os.getloadavg()[0], 2)},
@@ -444,9 +434,7 @@ def print_table(report: dict[str, Any]) -> None:
         ("peak RSS (process tree)", f"{report['peak_rss_mib']} MiB"),
         ("CER of a sample (mean)", cer),
     ]
-    width = max(len(name) for name, _ in rows)
-    for name, value in rows:
-        print(f"{name:<{width}}  {value}")
+    print_rows(rows)
 
 
 def main() -> int:
@@ -460,9 +448,7 @@ def main() -> int:
     if args.count < 10:
         parser.error("--count must be at least 10 (a long PDF, the bad files and pages)")
 
-    report, log_path = run_logging_to(args.log, "idp-soak-", lambda: run(args))
-    print_table(report)
-    write_report(report, args.output, log_path)
+    report = run_and_report(args, "idp-soak-", run, print_table)
     found = failures(report)
     for failure in found:
         print(f"FAILED: {failure}")

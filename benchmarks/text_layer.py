@@ -36,6 +36,7 @@ from devkit.textmetrics import edit_distance, normalize_text
 from idp.contract import names
 from idp.contract.jobs import JobOptions
 from idp.contract.names import JobStatus, OcrModel, TextLayerMode
+from idp.contract.topology import PROCESSOR_MEMORY_MB
 
 RESULTS = RESULTS_DIR / "text_layer.json"
 _WORK_STAGES = ("open", "rasterize", "text_layer", "ocr")
@@ -103,7 +104,7 @@ def summarize(mode: str, run: dict[str, Any], specs: list[PageSpec]) -> dict[str
     work_ms = sum(float(timings.get(stage, 0.0)) for stage in _WORK_STAGES)
     work_s_per_page = work_ms / 1000 / len(pages)
     cost = json.loads((RESULTS_DIR / "cost.json").read_text())
-    memory_gb = names.PROCESSOR_MEMORY_MB / 1024
+    memory_gb = PROCESSOR_MEMORY_MB / 1024
     compute = work_s_per_page * memory_gb * PRICES["lambda_gb_s"]
     return {
         "mode": mode,

@@ -41,6 +41,7 @@ from PIL import Image, ImageDraw, ImageFont
 from devkit import synthetic
 from devkit.textmetrics import character_error_rate
 from idp.contract import names
+from idp.contract.env.vl import VL_ENGINE_PADDLEOCR_VL, VlEnv
 from idp.contract.errors import ModelUnavailable
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import PageContent
@@ -294,7 +295,7 @@ def gpu_ready() -> str | None:
             file=sys.stderr,
         )
         return None
-    from idp.document.ocr.paddle_environment import prepare_paddle_environment
+    from idp.document.ocr.paddle.environment import prepare_paddle_environment
 
     prepare_paddle_environment()
     import paddle
@@ -321,7 +322,7 @@ def measure(
     )
     from sagemaker_container.settings import ServerSettings
 
-    os.environ[names.VlEnv.ENGINE] = names.VL_ENGINE_PADDLEOCR_VL
+    os.environ[VlEnv.ENGINE] = VL_ENGINE_PADDLEOCR_VL
     settings = ServerSettings.from_env()
     s3 = None
     if settings.model_cache_bucket:

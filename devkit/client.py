@@ -21,6 +21,7 @@ from idp.aws.s3 import parse_s3_uri
 from idp.contract import names
 from idp.contract.job_record import JobRecord
 from idp.contract.jobs import JobOptions
+from idp.contract.languages import DEFAULT_LANGUAGE
 from idp.contract.names import JobStatus, OcrModel, Output
 from idp.contract.topology import scale_in_alarm_name
 from idp.jobstore.store import JobStore
@@ -113,7 +114,7 @@ class PipelineClient:
         file: Path,
         *,
         model: OcrModel,
-        lang: str = names.DEFAULT_LANGUAGE,
+        lang: str = DEFAULT_LANGUAGE,
         options: JobOptions | None = None,
     ) -> Submitted:
         """Upload a document and send its job message; returns the job id to follow."""

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from idp.document.ocr.catalogue import (
+from idp.document.ocr.models.catalogue import (
     TABLE_STRUCTURE_MODEL,
     TEXTLINE_ORIENTATION_MODEL,
     base_recognition_model_name,
@@ -44,7 +44,7 @@ from idp.document.ocr.catalogue import (
     ppocrv6_detection_model_name,
     ppocrv6_recognition_model_name,
 )
-from idp.document.ocr.onnx_export import ONNX_FILE
+from idp.document.ocr.models.onnx_export import ONNX_FILE
 
 PADDLE_MODEL_FILES: Final = ("inference.yml", "inference.json", "inference.pdiparams")
 

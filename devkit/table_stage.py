@@ -8,7 +8,7 @@ pipeline (`table_recognition`: SLANet_plus predicts the rows, columns, spans and
 the OCR pipeline reads the text; PaddleX matches the two into the table's HTML) on an image
 that is one table, as the layout model would crop it. Its result is put in the shape of the
 page JSON a PP-StructureV3 job gets (one `table` block) and converted by the code PP-StructureV3
-jobs use, idp.document.ocr.paddle_output.structure_page_content.
+jobs use, idp.document.ocr.paddle.output.structure_page_content.
 
 What differs from a PP-StructureV3 job: no layout model (the table region is given), PaddleX's
 table pipeline v1 instead of v2 (v2 first classifies each table as ruled or not, with
@@ -32,16 +32,16 @@ from typing import Any, Final
 import numpy as np
 
 from idp.contract.names import OcrModel
-from idp.document.ocr.catalogue import (
+from idp.document.ocr.engine import PageContent
+from idp.document.ocr.models.catalogue import (
     TABLE_STRUCTURE_MODEL,
     base_recognition_model_name,
     detection_model_name,
     ppocrv6_detection_model_name,
     ppocrv6_recognition_model_name,
 )
-from idp.document.ocr.engine import PageContent
-from idp.document.ocr.paddle_environment import prepare_paddle_environment
-from idp.document.ocr.paddle_output import structure_page_content
+from idp.document.ocr.paddle.environment import prepare_paddle_environment
+from idp.document.ocr.paddle.output import structure_page_content
 
 # The OCR models the table's text is read with: the offline weights (devkit.offline_weights).
 _OCR_MODELS: Final[Mapping[OcrModel, tuple[str, str]]] = {

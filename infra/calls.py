@@ -1,6 +1,7 @@
-"""What a function calls, one construct per kind of outgoing edge (its incoming edges are
-infra/triggered_function.py's triggers): the environment variables that name the target, the
-grants the call needs, and the client in the functions' code that makes it.
+"""What a function calls, one construct per kind of outgoing edge (each an infra/functions.py
+`Call`; its incoming edges are infra/triggered_function.py's triggers): the environment variables
+that name the target, the grants the call needs, and the client in the functions' code that
+makes it.
 
 - `InvokesProcessor`: PROCESSOR_FUNCTION_NAME; idp.flow.lambda_invoke.LambdaProcessorInvoker.
 - `SubmitsToVlEndpoint`: VL_ENDPOINT_NAME; idp.flow.vl_submit.VlEndpointSubmitter.
@@ -16,10 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from idp.contract import names
-from idp.contract.names import Env
+from idp.contract.env.functions import Env
 
 if TYPE_CHECKING:
     from aws_cdk import aws_iam as iam
@@ -28,15 +29,6 @@ if TYPE_CHECKING:
     from infra.processor import OcrProcessor
     from infra.storage import Storage
     from infra.vl_endpoint import VlEndpoint
-
-
-class Call(Protocol):
-    """An outgoing edge of a function."""
-
-    @property
-    def environment(self) -> Mapping[Env, str]: ...
-
-    def grant(self, role: iam.Role) -> None: ...
 
 
 @dataclass(frozen=True)

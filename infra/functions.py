@@ -1,6 +1,7 @@
 """What every Lambda function of the pipeline shares: its own role, a log group with retention,
-no active tracing, the Powertools service name and metrics namespace, and (for zip functions) one
-code asset and the Powertools public layer.
+no active tracing, the Powertools service name and metrics namespace, the shape of its outgoing
+edges (`Call`; infra/calls.py has one per kind), and (for zip functions) one code asset and the
+Powertools public layer.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 from aws_cdk import Aws, Duration
 from aws_cdk import aws_iam as iam
@@ -17,11 +18,8 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from idp.contract import names
-from idp.contract.names import Env
+from idp.contract.env.functions import Env
 from idp.contract.topology import FunctionSpec
-
-if TYPE_CHECKING:
-    from infra.calls import Call
 
 ZIP_RUNTIME: Final = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE: Final = lambda_.Architecture.X86_64
@@ -62,6 +60,17 @@ def powertools_layer(scope: Construct, construct_id: str, *, version: int) -> la
     return lambda_.LayerVersion.from_layer_version_arn(
         scope, construct_id, powertools_layer_arn(version)
     )
+
+
+class Call(Protocol):
+    """An outgoing edge of a function: the environment variables that name its target, and the
+    grants the call needs. Declared here, below both the calls and the functions that make them,
+    so that infra/calls.py may name the processor it invokes."""
+
+    @property
+    def environment(self) -> Mapping[Env, str]: ...
+
+    def grant(self, role: iam.Role) -> None: ...
 
 
 def function_environment(

@@ -12,6 +12,7 @@ from constructs import Construct
 
 from idp.contract.events import EVENT_SOURCE
 from infra.encryption import DataKey
+from infra.queues import allow_service_send
 
 ARCHIVE_RETENTION_DAYS = 14
 
@@ -32,14 +33,11 @@ class JobEventBus(Construct):
         )
         # EventBridge writes what it cannot encrypt or decrypt into the queue as its service
         # principal, for this bus only (the key policy already lets it encrypt there).
-        dead_letter_queue.add_to_resource_policy(
-            iam.PolicyStatement(
-                sid="AllowJobEventBusDeadLetters",
-                principals=[iam.ServicePrincipal("events.amazonaws.com")],
-                actions=["sqs:SendMessage"],
-                resources=[dead_letter_queue.queue_arn],
-                conditions={"ArnEquals": {"aws:SourceArn": self.bus.event_bus_arn}},
-            )
+        allow_service_send(
+            dead_letter_queue,
+            sid="AllowJobEventBusDeadLetters",
+            service_principal="events.amazonaws.com",
+            conditions={"ArnEquals": {"aws:SourceArn": self.bus.event_bus_arn}},
         )
         # Every job-finished event, kept for replay (a consumer that was down catches up).
         # Encrypted by EventBridge with its own key: CDK's key-policy statement for an archive

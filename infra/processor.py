@@ -17,10 +17,9 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from idp.contract.names import Env
+from idp.contract.env.functions import Env
 from idp.contract.topology import FunctionSpec
-from infra.calls import Call
-from infra.functions import FunctionRole, function_environment
+from infra.functions import Call, FunctionRole, function_environment
 from infra.nag import acknowledge, acknowledge_untraced
 
 DOCKERFILE: Final = "ocr_processor_image/Dockerfile"

@@ -3,6 +3,9 @@ asynchronous (SNS-triggered) Lambda invocations. All KMS-encrypted and TLS-only.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from aws_cdk import Duration
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sqs as sqs
@@ -33,6 +36,22 @@ def _encrypted_queue(
         retention_period=retention_period,
         visibility_timeout=visibility_timeout,
         dead_letter_queue=dead_letter_queue,
+    )
+
+
+def allow_service_send(
+    queue: sqs.IQueue, *, sid: str, service_principal: str, conditions: Mapping[str, Any]
+) -> None:
+    """Let an AWS service send into `queue` as its service principal, only where `conditions`
+    hold (for the one resource it acts for), by a statement of the queue's resource policy."""
+    queue.add_to_resource_policy(
+        iam.PolicyStatement(
+            sid=sid,
+            principals=[iam.ServicePrincipal(service_principal)],
+            actions=["sqs:SendMessage"],
+            resources=[queue.queue_arn],
+            conditions=conditions,
+        )
     )
 
 

@@ -19,16 +19,26 @@ from aws_cdk import CfnOutput, Duration, Stack
 from constructs import Construct
 
 from idp.contract import names
-from idp.contract.names import Env, Output, Service, VlEnv
+from idp.contract.env.functions import Env
+from idp.contract.env.vl import VlEnv
+from idp.contract.names import Output, Service
 from idp.contract.topology import (
+    DISPATCH_LEASE_SECONDS,
+    EVENTS_BATCH_SIZE,
+    EVENTS_RETRY_ATTEMPTS,
     FUNCTIONS,
+    PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS,
+    PROCESSOR_ASYNC_RETRY_ATTEMPTS,
     PROCESSOR_ON_FAILURE_TOPIC,
+    QUEUE_MAX_RECEIVE_COUNT,
+    QUEUE_VISIBILITY_TIMEOUT_SECONDS,
+    STALE_PROCESSING_SECONDS,
+    STALE_QUEUED_SECONDS,
     Function,
     Topic,
     scale_in_alarm_name,
 )
 from infra.calls import (
-    Call,
     InvokesProcessor,
     PublishesJobEvents,
     ScalesVlEndpoint,
@@ -36,7 +46,7 @@ from infra.calls import (
 )
 from infra.dashboard import PipelineDashboard
 from infra.encryption import DataKey
-from infra.functions import ZipBuild, powertools_layer, zip_code
+from infra.functions import Call, ZipBuild, powertools_layer, zip_code
 from infra.job_events import JobEventBus
 from infra.processor import OcrProcessor
 from infra.queues import AsyncFailureQueue, JobQueue
@@ -86,8 +96,8 @@ class PaddleIdpStack(Stack):
             self,
             "JobQueue",
             data_key=self.data_key,
-            visibility_timeout=Duration.seconds(names.QUEUE_VISIBILITY_TIMEOUT_SECONDS),
-            max_receive_count=names.QUEUE_MAX_RECEIVE_COUNT,
+            visibility_timeout=Duration.seconds(QUEUE_VISIBILITY_TIMEOUT_SECONDS),
+            max_receive_count=QUEUE_MAX_RECEIVE_COUNT,
         )
         self.storage.send_input_events_to(self.jobs.queue, suffixes=names.NOTIFICATION_SUFFIXES)
         self.status = StatusTable(self, "StatusTable", data_key=self.data_key)
@@ -152,9 +162,9 @@ class PaddleIdpStack(Stack):
             Env.CHUNK_PAGES: str(settings.chunk_pages),
             Env.ALLOW_HUB_DOWNLOAD: _flag(settings.allow_hub_download),
             Env.PPOCRV6_SIZE: settings.ppocrv6_size,
-            Env.DISPATCH_LEASE_SECONDS: str(names.DISPATCH_LEASE_SECONDS),
-            Env.STALE_PROCESSING_SECONDS: str(names.STALE_PROCESSING_SECONDS),
-            Env.STALE_QUEUED_SECONDS: str(names.STALE_QUEUED_SECONDS),
+            Env.DISPATCH_LEASE_SECONDS: str(DISPATCH_LEASE_SECONDS),
+            Env.STALE_PROCESSING_SECONDS: str(STALE_PROCESSING_SECONDS),
+            Env.STALE_QUEUED_SECONDS: str(STALE_QUEUED_SECONDS),
         }
 
     def _processor(self) -> OcrProcessor:
@@ -168,8 +178,8 @@ class PaddleIdpStack(Stack):
             log_retention=self._log_retention,
             ephemeral_storage_mib=self.settings.processor_ephemeral_storage_mib,
             reserved_concurrency=self.settings.processor_reserved_concurrency or None,
-            retry_attempts=names.PROCESSOR_ASYNC_RETRY_ATTEMPTS,
-            max_event_age=Duration.seconds(names.PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS),
+            retry_attempts=PROCESSOR_ASYNC_RETRY_ATTEMPTS,
+            max_event_age=Duration.seconds(PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS),
             on_failure_topic=self.topics[PROCESSOR_ON_FAILURE_TOPIC].topic,
             calls=[SubmitsToVlEndpoint(self.vl_endpoint, self.storage)],
         )
@@ -315,8 +325,8 @@ class PaddleIdpStack(Stack):
             trigger=TableStreamTrigger(
                 self.status.table,
                 failure_queue=self.async_failures.queue,
-                batch_size=names.EVENTS_BATCH_SIZE,
-                retry_attempts=names.EVENTS_RETRY_ATTEMPTS,
+                batch_size=EVENTS_BATCH_SIZE,
+                retry_attempts=EVENTS_RETRY_ATTEMPTS,
             ),
             calls=[PublishesJobEvents(bus)],
         )

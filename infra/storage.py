@@ -22,6 +22,7 @@ from constructs import Construct
 from idp.contract import names
 from infra.encryption import DataKey
 from infra.nag import acknowledge, arn_of, wildcard_resource
+from infra.queues import allow_service_send
 
 _INCOMPLETE_UPLOAD_DAYS = 7
 _INPUT_NONCURRENT_VERSION_DAYS = 30
@@ -122,14 +123,11 @@ class Storage(Construct):
         the bucket ARN: S3 validates the destination when the bucket is created, so the bucket
         must depend on the policy, and a policy that referenced the bucket would be a cycle.
         """
-        queue.add_to_resource_policy(
-            iam.PolicyStatement(
-                sid="AllowInputBucketEvents",
-                principals=[iam.ServicePrincipal("s3.amazonaws.com")],
-                actions=["sqs:SendMessage"],
-                resources=[queue.queue_arn],
-                conditions={"StringEquals": {"aws:SourceAccount": Aws.ACCOUNT_ID}},
-            )
+        allow_service_send(
+            queue,
+            sid="AllowInputBucketEvents",
+            service_principal="s3.amazonaws.com",
+            conditions={"StringEquals": {"aws:SourceAccount": Aws.ACCOUNT_ID}},
         )
         self._data_key.allow_service("s3.amazonaws.com")
         cfn_bucket = self.input_bucket.node.default_child

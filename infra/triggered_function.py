@@ -33,8 +33,7 @@ from constructs import Construct
 
 from idp.contract.names import TERMINAL_STATUSES
 from idp.contract.topology import FunctionSpec
-from infra.calls import Call
-from infra.functions import ZIP_RUNTIME, FunctionRole, ZipBuild, function_environment
+from infra.functions import ZIP_RUNTIME, Call, FunctionRole, ZipBuild, function_environment
 from infra.nag import acknowledge, acknowledge_python_runtime, acknowledge_untraced
 
 

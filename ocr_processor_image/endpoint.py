@@ -5,7 +5,7 @@ invocation loads no engine. It reads the document once (so a damaged or
 oversized file fails before any GPU time), and then:
 - up to one chunk's pages: one asynchronous inference of the whole document, claimed on the job
   record so a duplicate delivery of the event does not submit it twice;
-- more: the document is split exactly as a CPU document is (chunks.py), and each chunk becomes
+- more: the document is split exactly as a CPU document is (chunked_job.py), and each chunk becomes
   an inference of its own (idp/flow/vl_submit.py). The endpoint's instance serves
   VL_MAX_CONCURRENT_INVOCATIONS of them at a time and queues the rest, so one large document
   keeps every slot busy, and each invocation stays well inside its InvocationTimeoutSeconds.
@@ -15,7 +15,7 @@ endpoint is covered by the stale-job sweep's QUEUED limit.
 Finishing (`finish_from_endpoint`): the completion handler hands every successful inference to
 the processor (task ENDPOINT_RESULT). A whole document's output becomes its result, written and
 completed like any other; a chunk's output is that chunk's pages, committed like a CPU chunk's,
-and the invocation that counts the last one merges (chunks.py). A failed inference is the
+and the invocation that counts the last one merges (chunked_job.py). A failed inference is the
 completion handler's to record.
 """
 
@@ -36,9 +36,9 @@ from idp.contract.jobs import DispatchedJob, EndpointResult
 from idp.contract.names import JobStatus, Service
 from idp.contract.results import OcrResult
 from idp.contract.timestamps import ms, parse_timestamp
-from idp.flow.chunks import PartialResult
+from idp.flow.chunks.plan import PartialResult
 from idp.flow.inbound.endpoint_notifications import parse_output
-from ocr_processor_image import chunks
+from ocr_processor_image import chunked_job
 from ocr_processor_image.outcome import InvocationOutcome, InvocationStatus
 from ocr_processor_image.outputs import InputDocument, fail_job, finish_job
 
@@ -93,7 +93,7 @@ def finish_from_endpoint(
             result = _read_output(outcome, warm, what=chunk.label)
             timings = dict(result.timings_ms)
             if job.options.searchable_pdf:
-                timings["searchable_pdf"] = chunks.write_chunk_pdf(
+                timings["searchable_pdf"] = chunked_job.write_chunk_pdf(
                     job, chunk, warm, pages=result.pages
                 )
             timings["finish"] = ms(time.perf_counter() - started)
@@ -105,7 +105,7 @@ def finish_from_endpoint(
                 timings_ms=timings,
             )
 
-        return chunks.commit_chunk(
+        return chunked_job.commit_chunk(
             job, chunk, read, warm, invocation_id=invocation_id, lease_seconds=lease_seconds
         )
     record = warm.store.get(job.job_id)

@@ -15,10 +15,10 @@ from idp.aws.clients import client, dynamodb_table
 from idp.contract.errors import InvalidMessage
 from idp.contract.jobs import DispatchedJob
 from idp.contract.names import Service
-from idp.document.ocr.engine_settings import EngineSettings
-from idp.document.ocr.model_cache import ModelCache
-from idp.document.ocr.paddle_engines import EngineRegistry
-from idp.document.ocr.paddle_environment import prepare_paddle_environment
+from idp.document.ocr.models.cache import ModelCache
+from idp.document.ocr.paddle.environment import prepare_paddle_environment
+from idp.document.ocr.registry import EngineRegistry
+from idp.document.ocr.settings import EngineSettings
 from idp.flow.lambda_invoke import LambdaProcessorInvoker
 from idp.flow.vl_submit import VlEndpointSubmitter
 from idp.jobstore.store import JobStore

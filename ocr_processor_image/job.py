@@ -5,8 +5,8 @@
 `run_job` takes a new job through those steps. How its pages are run is the plan's choice: in
 this invocation (PP-OCRv5, PP-StructureV3), at the PaddleOCR-VL endpoint, or, for a document
 longer than one chunk, in chunks, each an invocation of its own, the one that counts the last
-chunk merging them (chunks.py). When pages are read elsewhere the job
-resumes here later: `process_job` sends a chunk's event to chunks.py and the endpoint's result to
+chunk merging them (chunked_job.py). When pages are read elsewhere the job resumes here
+later: `process_job` sends a chunk's event to chunked_job.py and the endpoint's result to
 endpoint.py, and both end in the same outputs and completion (outputs.py).
 
 A user's bad input (JobError) ends the job FAILED with its code and returns normally, so
@@ -23,17 +23,17 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
-from idp.contract import names
 from idp.contract.errors import JobError, UnsupportedModel
 from idp.contract.jobs import DispatchedJob, ProcessorTask, validate_language
 from idp.contract.names import Backend, Service
 from idp.contract.results import OcrResult
 from idp.contract.timestamps import ms
+from idp.contract.topology import PROCESSOR_TIMEOUT_SECONDS
 from idp.document.ocr.pipeline import ocr_document
 from idp.document.text_layer.page import text_layer_reader
-from idp.flow.chunks import should_chunk
+from idp.flow.chunks.plan import should_chunk
 from idp.flow.result_cache import ResultCache, cache_key
-from ocr_processor_image import chunks, endpoint
+from ocr_processor_image import chunked_job, endpoint
 from ocr_processor_image.outcome import InvocationOutcome, InvocationStatus
 from ocr_processor_image.outputs import InputDocument, fail_job, finish_job, read_document
 
@@ -59,13 +59,13 @@ def process_job(
     from working on the job while this invocation still may.
     """
     invocation_id = invocation_id or str(uuid.uuid4())
-    lease_seconds = lease_seconds or names.PROCESSOR_TIMEOUT_SECONDS
+    lease_seconds = lease_seconds or PROCESSOR_TIMEOUT_SECONDS
     if job.task is ProcessorTask.ENDPOINT_RESULT:
         return endpoint.finish_from_endpoint(
             job, warm, invocation_id=invocation_id, lease_seconds=lease_seconds
         )
     if job.chunk is not None:
-        return chunks.run_chunk(
+        return chunked_job.run_chunk(
             job, job.chunk, warm, invocation_id=invocation_id, lease_seconds=lease_seconds
         )
     return run_job(job, warm, invocation_id=invocation_id, lease_seconds=lease_seconds)
@@ -114,7 +114,7 @@ def run_job(  # noqa: PLR0911 - one return for each way a job's first invocation
             dispatch = warm.vl if at_endpoint else warm.chunks
             if dispatch is None:
                 raise RuntimeError("a chunked document needs an invoker for its chunks")
-            return chunks.fan_out(
+            return chunked_job.fan_out(
                 job,
                 document,
                 warm,

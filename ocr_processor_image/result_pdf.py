@@ -14,7 +14,7 @@ from pypdf.errors import PyPdfError
 from idp.aws.errors import is_missing_object
 from idp.aws.s3 import s3_uri
 from idp.document.searchable_pdf import concatenate_pdfs, write_searchable_pdf
-from idp.flow.chunks import searchable_part_key
+from idp.flow.chunks.plan import searchable_part_key
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client

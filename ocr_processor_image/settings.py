@@ -10,7 +10,9 @@ from pydantic import Field
 
 from idp.aws.settings import FunctionSettings
 from idp.contract import names
-from idp.contract.names import Env, ProcessorEnv, Service
+from idp.contract.env.functions import Env
+from idp.contract.env.processor import ProcessorEnv
+from idp.contract.names import Service
 
 
 class ProcessorSettings(FunctionSettings):

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 
     from idp.aws.telemetry import Telemetry
-    from idp.document.ocr.paddle_engines import EngineRegistry
+    from idp.document.ocr.registry import EngineRegistry
     from idp.flow.lambda_invoke import ProcessorInvoker
     from idp.flow.vl_submit import VlEndpointSubmitter
     from idp.jobstore.store import JobStore

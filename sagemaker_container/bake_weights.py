@@ -15,7 +15,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from idp.document.ocr.model_cache import HubDownloader, is_model_dir, paddlex_hub_download
+from idp.document.ocr.models.cache import HubDownloader, is_model_dir, paddlex_hub_download
 from sagemaker_container.paddleocr_vl import PIPELINES, pipeline_models
 
 logger = logging.getLogger(__name__)

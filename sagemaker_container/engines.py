@@ -18,15 +18,17 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from idp.contract import names
+from idp.contract.env.processor import ProcessorEnv
+from idp.contract.env.vl import VL_ENGINE_SUBSTITUTE_PPOCRV5
 from idp.contract.errors import EngineFailure, ModelUnavailable
 from idp.contract.jobs import JobOptions
+from idp.contract.languages import DEFAULT_LANGUAGE
 from idp.contract.results import EngineInfo
 from idp.contract.timestamps import ms
 from idp.document import sample_page
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import MultiPageEngine, OcrEngine, PageContent
-from idp.document.ocr.model_cache import ModelCache
+from idp.document.ocr.models.cache import ModelCache
 from sagemaker_container.paddleocr_vl import (
     PaddleOcrVlEngine,
     VlEngineConfig,
@@ -213,7 +215,7 @@ def build_engines(
     report: PhaseReporter,
     substitute_factory: SubstituteFactory | None = None,
 ) -> LoadedEngines:
-    if settings.engine == names.VL_ENGINE_SUBSTITUTE_PPOCRV5:
+    if settings.engine == VL_ENGINE_SUBSTITUTE_PPOCRV5:
         report("building-engine")
         factory = substitute_factory or build_substitute_engine
         engines = _pinned([lambda: SubstituteEngine(factory(settings))] * settings.engine_instances)
@@ -222,15 +224,15 @@ def build_engines(
 
 
 def build_substitute_engine(settings: ServerSettings) -> OcrEngine:
-    """The real PP-OCRv5 engine (idp.document.ocr.paddle_engines) on the offline weights, on CPU."""
-    from idp.document.ocr.engine_settings import EngineSettings
-    from idp.document.ocr.paddle_engines import build_ocr_engine
+    """The real PP-OCRv5 engine (idp.document.ocr.paddle.engines) on the offline weights, on CPU."""
+    from idp.document.ocr.paddle.engines import build_ocr_engine
+    from idp.document.ocr.settings import EngineSettings
 
     models_dir = settings.substitute_models_dir
     if models_dir is None:
         raise ModelUnavailable(
-            f"the {names.VL_ENGINE_SUBSTITUTE_PPOCRV5} engine needs the PP-OCRv5 weights: set "
-            f"{names.ProcessorEnv.MODELS_DIR.value} to the directory holding "
+            f"the {VL_ENGINE_SUBSTITUTE_PPOCRV5} engine needs the PP-OCRv5 weights: set "
+            f"{ProcessorEnv.MODELS_DIR.value} to the directory holding "
             "PP-OCRv5_mobile_det and PP-OCRv5_mobile_rec"
         )
     cache = ModelCache(
@@ -242,7 +244,7 @@ def build_substitute_engine(settings: ServerSettings) -> OcrEngine:
     )
     # The substitute reads with PP-OCRv5's base model whatever the job's language (VL itself
     # is multilingual without per-language models), so one engine serves every job.
-    return build_ocr_engine(names.DEFAULT_LANGUAGE, JobOptions(), cache.fetch, EngineSettings())
+    return build_ocr_engine(DEFAULT_LANGUAGE, JobOptions(), cache.fetch, EngineSettings())
 
 
 def build_paddleocr_vl_engines(

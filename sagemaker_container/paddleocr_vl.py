@@ -19,11 +19,11 @@ from typing import Any, Final
 
 import numpy as np
 
-from idp.contract import names
 from idp.contract.errors import ENGINE_FAULTS, EngineFailure
 from idp.contract.results import Block, EngineInfo, Line, Quad
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import PageContent
+from idp.document.ocr.models.catalogue import VL_PIPELINE_MODELS
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ class VlPipelineModels:
 
 PIPELINES: Final[dict[str, VlPipelineModels]] = {
     version: VlPipelineModels(version, layout, vlm)
-    for version, (layout, vlm) in names.VL_PIPELINE_MODELS.items()
+    for version, (layout, vlm) in VL_PIPELINE_MODELS.items()
 }
 
 # Labels PaddleOCR-VL leaves out of Markdown by default (pipeline config markdown_ignore_labels):
@@ -102,7 +102,7 @@ def pipeline_kwargs(config: VlEngineConfig) -> dict[str, Any]:
 
 
 def _paddleocr_vl_class() -> Callable[..., Any]:
-    from idp.document.ocr.paddle_environment import prepare_paddle_environment
+    from idp.document.ocr.paddle.environment import prepare_paddle_environment
 
     prepare_paddle_environment()
     from paddleocr import PaddleOCRVL

@@ -56,12 +56,18 @@ if TYPE_CHECKING:
 logger = logging.getLogger("sagemaker_container")
 
 JSON_CONTENT_TYPE: Final = "application/json"
-UNSUPPORTED_CONTENT_TYPE: Final = "UNSUPPORTED_CONTENT_TYPE"
-NOT_READY: Final = "NOT_READY"
-STARTUP_FAILED: Final = "STARTUP_FAILED"
-VLM_SERVER_FAILED: Final = "VLM_SERVER_FAILED"
-INFERENCE_TIMEOUT: Final = "INFERENCE_TIMEOUT"
-INTERNAL_ERROR: Final = "INTERNAL_ERROR"
+
+
+class ServerError(StrEnum):
+    """Codes of the errors the server itself answers with (a document's own are JobError's)."""
+
+    UNSUPPORTED_CONTENT_TYPE = "UNSUPPORTED_CONTENT_TYPE"
+    NOT_READY = "NOT_READY"
+    STARTUP_FAILED = "STARTUP_FAILED"
+    VLM_SERVER_FAILED = "VLM_SERVER_FAILED"
+    INFERENCE_TIMEOUT = "INFERENCE_TIMEOUT"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+
 
 # A malformed manifest is the caller's fault (400); everything else a JobError names is about
 # the document (422). Failures of our own making are 5xx.
@@ -179,10 +185,10 @@ def load(
     except JobError as exc:
         state.fail(exc.code, exc.message)
     except VlmServerError as exc:
-        state.fail(VLM_SERVER_FAILED, str(exc))
+        state.fail(ServerError.VLM_SERVER_FAILED, str(exc))
     except Exception as exc:  # start-up must report, not die silently: /ping carries it
         logger.exception("start-up failed")
-        state.fail(STARTUP_FAILED, f"{type(exc).__name__}: {exc}")
+        state.fail(ServerError.STARTUP_FAILED, f"{type(exc).__name__}: {exc}")
     if state.phase is Phase.FAILED and engines is not None:
         engines.close()
 
@@ -228,7 +234,7 @@ def create_app(
         if content_type.split(";", 1)[0].strip().lower() != JSON_CONTENT_TYPE:
             raise HttpError(
                 415,
-                UNSUPPORTED_CONTENT_TYPE,
+                ServerError.UNSUPPORTED_CONTENT_TYPE,
                 f"content type {content_type or '(none)'!r} is not supported; send the job "
                 f"manifest as {JSON_CONTENT_TYPE}",
             )
@@ -238,7 +244,10 @@ def create_app(
             raise HttpError(status_for(exc), exc.code, exc.message) from None
         engines = state.engines
         if not state.ready or engines is None:
-            error = state.error or {"code": NOT_READY, "message": f"engine {state.phase.value}"}
+            error = state.error or {
+                "code": ServerError.NOT_READY,
+                "message": f"engine {state.phase.value}",
+            }
             raise HttpError(503, error["code"], error["message"])
         work = partial(
             run_job,
@@ -256,16 +265,20 @@ def create_app(
         except TimeoutError:
             logger.error("job %s: no result within %.0f s", job.job_id, settings.request_timeout_s)
             raise HttpError(
-                504, INFERENCE_TIMEOUT, f"no result within {settings.request_timeout_s:.0f} s"
+                504,
+                ServerError.INFERENCE_TIMEOUT,
+                f"no result within {settings.request_timeout_s:.0f} s",
             ) from None
         except EngineBusy as exc:
-            raise HttpError(503, NOT_READY, str(exc)) from None
+            raise HttpError(503, ServerError.NOT_READY, str(exc)) from None
         except JobError as exc:
             logger.info("job %s failed [%s]: %s", job.job_id, exc.code, exc.message)
             raise HttpError(status_for(exc), exc.code, exc.message) from None
         except Exception as exc:  # a bug or an AWS fault: reported as 500, logged in full
             logger.exception("job %s: unexpected failure", job.job_id)
-            raise HttpError(500, INTERNAL_ERROR, f"{type(exc).__name__}: {exc}") from None
+            raise HttpError(
+                500, ServerError.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"
+            ) from None
         logger.info(
             "job %s: %d page(s) in %.0f ms",
             job.job_id,

@@ -12,12 +12,20 @@ from pydantic_core import ErrorDetails
 
 from idp.aws.settings import EnvSettings
 from idp.contract import names
-from idp.contract.names import Env, ProcessorEnv, VlEnv
+from idp.contract.env.functions import Env
+from idp.contract.env.processor import ProcessorEnv
+from idp.contract.env.vl import (
+    VL_CONTAINER_PORT,
+    VL_ENGINE_PADDLEOCR_VL,
+    VL_ENGINE_SUBSTITUTE_PPOCRV5,
+    VlEnv,
+)
+from idp.document.ocr.models.catalogue import VL_DEFAULT_PIPELINE_VERSION
 
 DEFAULT_MODELS_DIR: Final = Path("/opt/vl-models")  # baked by the Dockerfile
-DEFAULT_PIPELINE_VERSION: Final = names.VL_DEFAULT_PIPELINE_VERSION
+DEFAULT_PIPELINE_VERSION: Final = VL_DEFAULT_PIPELINE_VERSION
 DEFAULT_SERVER_PORT: Final = 8118
-ENGINES: Final = (names.VL_ENGINE_PADDLEOCR_VL, names.VL_ENGINE_SUBSTITUTE_PPOCRV5)
+ENGINES: Final = (VL_ENGINE_PADDLEOCR_VL, VL_ENGINE_SUBSTITUTE_PPOCRV5)
 _NOT_A: Final = {
     "int_parsing": "is not an integer",
     "float_parsing": "is not a number",
@@ -87,9 +95,9 @@ class VlmServerSettings(_ContainerSettings):
 class ServerSettings(_ContainerSettings):
     """Everything the server reads from the environment, with SageMaker-friendly defaults."""
 
-    engine: str = Field(default=names.VL_ENGINE_PADDLEOCR_VL, alias=VlEnv.ENGINE.value)
+    engine: str = Field(default=VL_ENGINE_PADDLEOCR_VL, alias=VlEnv.ENGINE.value)
     host: str = Field(default="0.0.0.0", alias=VlEnv.HOST.value)  # noqa: S104 - SageMaker calls it
-    port: int = Field(default=names.VL_CONTAINER_PORT, ge=0, alias=VlEnv.PORT.value)
+    port: int = Field(default=VL_CONTAINER_PORT, ge=0, alias=VlEnv.PORT.value)
     # Requests processed at once; SageMaker's async endpoint sends at most this many anyway.
     max_concurrent_requests: int = Field(
         default=names.VL_MAX_CONCURRENT_INVOCATIONS,
@@ -157,6 +165,6 @@ class ServerSettings(_ContainerSettings):
         from a second copy."""
         if self.configured_engine_instances is not None:
             return self.configured_engine_instances
-        if self.engine == names.VL_ENGINE_PADDLEOCR_VL:
+        if self.engine == VL_ENGINE_PADDLEOCR_VL:
             return self.max_concurrent_requests
         return 1

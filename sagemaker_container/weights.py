@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from idp.contract.env.functions import Env
+from idp.contract.env.vl import VlEnv
 from idp.contract.errors import ModelUnavailable
-from idp.contract.names import Env, VlEnv
-from idp.document.ocr.model_cache import ModelCache
+from idp.document.ocr.models.cache import ModelCache
 from sagemaker_container.paddleocr_vl import VlPipelineModels
 from sagemaker_container.settings import ServerSettings
 

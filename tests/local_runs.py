@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from devkit.local.faults import Faults
 from devkit.local.pipeline import LocalPipeline
 from devkit.local.settings import LocalSettings
 from devkit.synthetic import long_pdf
@@ -22,6 +23,27 @@ def running_pipeline(
     """A started local pipeline with these LocalSettings knobs; stopped when the block ends."""
     settings = LocalSettings(work_dir=work_dir, models_dir=models_dir, **knobs)
     with LocalPipeline(settings) as pipeline:
+        yield pipeline
+
+
+@contextmanager
+def running_chunked_pipeline(
+    work_dir: Path, models_dir: Path, faults: Faults, *, chunk_pages: int
+) -> Iterator[LocalPipeline]:
+    """A CPU-only pipeline reading PDFs in `chunk_pages`-page chunks on two processor workers,
+    with `faults` armed and every retry quick (a message visible again after 2 s, an async
+    invoke retried after 0.2 s), so that recovering from a fault fits in a test."""
+    with running_pipeline(
+        work_dir,
+        models_dir,
+        vl_enabled=False,
+        visibility_timeout_seconds=2,
+        async_retry_delay_seconds=0.2,
+        processor_concurrency=2,
+        chunk_pages=chunk_pages,
+        quiet_functions=True,
+        faults=faults,
+    ) as pipeline:
         yield pipeline
 
 

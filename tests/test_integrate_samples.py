@@ -1,6 +1,6 @@
-"""The README's Integrate section, run as written: its boto3 sample against the emulated jobs
-table (the table the stack deploys, with jobs written by the job store), and its AWS CLI
-blocks through bash against a running local pipeline."""
+"""The Integrate page (docs/integrate.md), run as written: its boto3 sample against the
+emulated jobs table (the table the stack deploys, with jobs written by the job store), and its
+AWS CLI blocks through bash against a running local pipeline."""
 
 from __future__ import annotations
 
@@ -19,10 +19,11 @@ from devkit.local.emulator import AwsEndpoint, EmbeddedAws
 from devkit.local.pipeline import LocalPipeline
 from idp.contract.errors import CorruptDocument
 from idp.contract.events import EVENT_SOURCE, JOB_FINISHED
-from idp.contract.names import JobStatus, OcrModel
+from idp.contract.names import JobStatus
 from idp.jobstore.store import JobStore, jobs_table_definition
+from tests.docs_samples import integrate_sample
+from tests.job_records import create_queued_job, create_refused_job
 from tests.local_runs import running_pipeline, wait_for
-from tests.readme_samples import integrate_sample
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_LETTER = REPO / "samples" / "sample-letter.pdf"
@@ -34,7 +35,7 @@ _AT_THE_EMULATOR = 'aws() { command aws --endpoint-url "$AWS_ENDPOINT_URL" "$@";
 
 
 def _run_bash(sample: str, pipeline: LocalPipeline, cwd: Path) -> str:
-    """A README block through bash, with the stack's names as the README says and the dev
+    """A block of the page through bash, with the stack's names as the page says and the dev
     dependencies' `aws` and `idp` first on PATH; its stdout. `aws` is pointed at the emulator
     with --endpoint-url, as one points it at any local AWS (awscli v1 reads AWS_ENDPOINT_URL
     for S3 but not for SQS)."""
@@ -81,29 +82,20 @@ def test_the_failed_in_the_last_hour_sample_finds_exactly_the_failed_jobs(
     # GIVEN the jobs table with a failed, a queued and a completed job
     emulator.client("dynamodb").create_table(**jobs_table_definition(TABLE))
     store = JobStore(emulator.resource("dynamodb").Table(TABLE))
-    store.create_failed(
-        job_id="bad",
-        error=CorruptDocument("the PDF has no cross-reference table"),
-        model="PP-OCRv5",
-        lang="en",
-        input_bucket="in",
+    create_refused_job(
+        store,
+        "bad",
+        CorruptDocument("the PDF has no cross-reference table"),
         input_key="uploads/bad.pdf",
     )
     for job_id in ("waiting", "done"):
-        store.create(
-            job_id=job_id,
-            model=OcrModel.PP_OCRV5,
-            lang="en",
-            input_bucket="in",
-            input_key=f"uploads/{job_id}.pdf",
-            options={},
-        )
+        create_queued_job(store, job_id, input_key=f"uploads/{job_id}.pdf")
     store.mark_completed("done", result_uri="s3://r/done", page_count=1, timings_ms={})
 
-    # WHEN the README's sample runs as written
+    # WHEN the page's sample runs as written
     sample = integrate_sample("python", "by-status")
     scope: dict[str, object] = {"jobs_table": TABLE}
-    exec(sample, scope)  # the README's own code, on the emulator
+    exec(sample, scope)  # the page's own code, on the emulator
 
     # THEN it found the failed job, with what its comment promises
     failed = scope["failed"]
@@ -168,7 +160,7 @@ def test_the_aws_cli_samples_submit_fetch_inspect_and_redrive(
 
 
 def test_the_failed_jobs_rule_pattern_passes_failed_events_only(emulator: AwsEndpoint) -> None:
-    # GIVEN a bus with the README's rule, delivering to a queue
+    # GIVEN a bus with the page's rule, delivering to a queue
     pattern = integrate_sample("json", '"detail-type"')
     events, sqs = emulator.client("events"), emulator.client("sqs")
     events.create_event_bus(Name="jobs")

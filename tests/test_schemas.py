@@ -17,11 +17,11 @@ from idp.contract.errors import JobError
 from idp.contract.jobs import JobOptions, JobRequest
 from idp.contract.names import OcrModel
 from idp.contract.results import OcrResult
-from idp.document.ocr.engine_settings import EngineSettings
-from idp.document.ocr.model_cache import ModelCache
-from idp.document.ocr.paddle_engines import EngineRegistry
+from idp.document.ocr.models.cache import ModelCache
 from idp.document.ocr.pipeline import ocr_document
-from tests.readme_samples import integrate_sample
+from idp.document.ocr.registry import EngineRegistry
+from idp.document.ocr.settings import EngineSettings
+from tests.docs_samples import integrate_sample
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEMO_LETTER = REPO_ROOT / "samples" / "sample-letter.pdf"
@@ -86,8 +86,8 @@ def test_the_job_message_schema_accepts_what_the_queue_accepts(
     assert _accepted_by_model(message) is valid
 
 
-def test_the_readme_job_message_is_valid_and_shows_every_field_and_option() -> None:
-    # GIVEN the job message of the README's Integrate section
+def test_the_documented_job_message_is_valid_and_shows_every_field_and_option() -> None:
+    # GIVEN the job message of the Integrate page
     message = json.loads(integrate_sample("json", '"options"'))
 
     # THEN the schema and the invoker take it, and it names every option at its default and
@@ -99,7 +99,7 @@ def test_the_readme_job_message_is_valid_and_shows_every_field_and_option() -> N
     assert set(message) == producer_fields
 
 
-def test_the_readme_result_example_is_a_valid_result() -> None:
+def test_the_documented_result_example_is_a_valid_result() -> None:
     example = json.loads(integrate_sample("json", '"schema_version"'))
     assert validator("result").is_valid(example)
     assert OcrResult.model_validate(example).pages[0].lines[0].words[0].text == "Total"

@@ -10,8 +10,8 @@ import pytest
 
 from idp.contract.results import Line, PageResult, Quad, Word
 from idp.document.ocr.engine import PageContent
-from idp.document.ocr.orientation import content_on_original
-from idp.document.ocr.paddle_output import lines_from_ocr, words_on_line
+from idp.document.ocr.paddle.output import lines_from_ocr, words_on_line
+from idp.document.ocr.steps.geometry import content_on_original
 from idp.flow.textract_json import TextractWriter, estimated_words, geometry, page_blocks
 
 # A line rising 10 px over its 400 px: its words must rise with it.

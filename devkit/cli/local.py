@@ -38,6 +38,7 @@ from devkit.client import JobProgress, PipelineClient
 from idp.contract import names
 from idp.contract.job_record import JobRecord
 from idp.contract.jobs import JobOptions
+from idp.contract.languages import DEFAULT_LANGUAGE
 from idp.contract.names import JobStatus, OcrModel, TextLayerMode
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ local_app = typer.Typer(help="Run the whole pipeline on this machine (embedded A
 def local_run(
     paths: Annotated[list[Path], typer.Argument(help="documents to OCR", exists=True)],
     model: ModelOption = OcrModel.PP_OCRV5.value,
-    lang: LangOption = names.DEFAULT_LANGUAGE,
+    lang: LangOption = DEFAULT_LANGUAGE,
     text_layer: TextLayerOption = TextLayerMode.AUTO,
     out_dir: Annotated[Path, typer.Option("--out", help="where results are downloaded")] = Path(
         "idp-results"

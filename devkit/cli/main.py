@@ -29,8 +29,8 @@ from devkit.cli.local import local_app
 from devkit.cli.models import models_app
 from devkit.cli.smoke import smoke
 from devkit.client import JobProgress
-from idp.contract import names
 from idp.contract.jobs import JobOptions
+from idp.contract.languages import DEFAULT_LANGUAGE
 from idp.contract.names import JobStatus, OcrModel, TextLayerMode
 
 app = typer.Typer(
@@ -51,7 +51,7 @@ app.command()(smoke)
 def submit(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False)],
     model: ModelOption = OcrModel.PP_OCRV5.value,
-    lang: LangOption = names.DEFAULT_LANGUAGE,
+    lang: LangOption = DEFAULT_LANGUAGE,
     text_layer: TextLayerOption = TextLayerMode.AUTO,
     *,
     stack: StackTarget,

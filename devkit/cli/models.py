@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from devkit.cli.common import EndpointOption, RegionOption, aws_endpoint, err, out
-from idp.contract.names import Env
+from idp.contract.env.functions import Env
 
 if TYPE_CHECKING:
-    from idp.document.ocr.model_cache import ModelCache
+    from idp.document.ocr.models.cache import ModelCache
 
 models_app = typer.Typer(help="Fill and inspect the S3 model cache.")
 
@@ -22,7 +22,7 @@ BucketOption = Annotated[
 
 
 def _model_cache(bucket: str, endpoint_url: str | None, region: str | None) -> ModelCache:
-    from idp.document.ocr.model_cache import ModelCache
+    from idp.document.ocr.models.cache import ModelCache
 
     return ModelCache(s3=aws_endpoint(endpoint_url, region).client("s3"), bucket=bucket)
 
@@ -36,7 +36,7 @@ def models_import_dir(
     region: RegionOption = None,
 ) -> None:
     """Upload a local model directory into the model-cache bucket."""
-    from idp.document.ocr.model_cache import archive_key
+    from idp.document.ocr.models.cache import archive_key
 
     digest = _model_cache(bucket, endpoint_url, region).import_dir(model_name, path)
     out.print(f"{model_name} → s3://{bucket}/{archive_key(model_name)} (sha256 {digest})")
@@ -52,8 +52,8 @@ def models_sync(
     region: RegionOption = None,
 ) -> None:
     """On a connected machine: download the official models and import them into the cache."""
-    from idp.document.ocr.catalogue import DEFAULT_SYNC_MODELS
-    from idp.document.ocr.model_cache import sync
+    from idp.document.ocr.models.cache import sync
+    from idp.document.ocr.models.catalogue import DEFAULT_SYNC_MODELS
 
     cache = _model_cache(bucket, endpoint_url, region)
     imported = sync(cache, model_names or list(DEFAULT_SYNC_MODELS))
@@ -66,7 +66,7 @@ def models_add_onnx(
     paths: Annotated[list[Path], typer.Argument(help="Paddle model directories")],
 ) -> None:
     """Export inference.onnx (the same weights, via paddle2onnx) into local model directories."""
-    from idp.document.ocr.onnx_export import export_onnx
+    from idp.document.ocr.models.onnx_export import export_onnx
 
     failed = [str(path) for path in paths if not export_onnx(path)]
     if failed:

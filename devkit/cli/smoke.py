@@ -39,8 +39,8 @@ from devkit.cli.common import (
 from devkit.client import PipelineClient, PipelineNames
 from devkit.synthetic import encode, render_page, sample_lines
 from devkit.textmetrics import character_error_rate
-from idp.contract import names
 from idp.contract.job_record import ErrorRecord, JobRecord
+from idp.contract.languages import DEFAULT_LANGUAGE
 from idp.contract.names import JobStatus, OcrModel
 
 TIMEOUT = "TIMEOUT"  # not a job status: the job was not terminal when the smoke stopped waiting
@@ -243,7 +243,7 @@ def smoke(
             "weights in the model cache (`idp models sync`)",
         ),
     ] = None,
-    lang: LangOption = names.DEFAULT_LANGUAGE,
+    lang: LangOption = DEFAULT_LANGUAGE,
     timeout: Annotated[
         float,
         typer.Option(

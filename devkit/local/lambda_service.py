@@ -14,9 +14,9 @@ from devkit.local.faults import LambdaFaults
 from devkit.local.functions import Invocation, LocalFunction
 from devkit.local.lambda_async import AsyncInvokes
 from devkit.local.service_api import ApiError
-from idp.contract import names
-from idp.contract.names import Env, ProcessorEnv
-from idp.contract.topology import FUNCTIONS, Function
+from idp.contract.env.functions import Env
+from idp.contract.env.processor import ProcessorEnv
+from idp.contract.topology import DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB, FUNCTIONS, Function
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -117,7 +117,7 @@ class LambdaService:
             handler=spec.handler,
             function_name=self._context.resources.function_names[Function.PROCESSOR],
             memory_mb=spec.memory_mb,
-            ephemeral_storage_mb=names.DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB,
+            ephemeral_storage_mb=DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB,
             region=self._context.endpoint.region,
         )
         return lambda function_env: ContainerEnvironment(container, function_env)

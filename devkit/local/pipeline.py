@@ -14,7 +14,7 @@ from devkit.local.resources import LocalResources, provision
 from devkit.local.runtime import LocalRuntime
 from devkit.local.settings import LocalSettings
 from idp.contract.lifetime import Service
-from idp.document.ocr.model_cache import ModelCache, is_model_dir
+from idp.document.ocr.models.cache import ModelCache, is_model_dir
 
 logger = logging.getLogger("devkit.local")
 

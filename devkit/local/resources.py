@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from devkit.client import PipelineNames
 from devkit.local.emulator import ACCOUNT_ID, AwsEndpoint
-from idp.contract import names
+from idp.contract import names, topology
+from idp.contract.env.functions import Env
 from idp.contract.events import EVENT_SOURCE
-from idp.contract.names import Env
 from idp.contract.topology import FUNCTIONS, Function, Topic, scale_in_alarm_name
 from idp.jobstore.store import jobs_table_definition
 
@@ -25,48 +25,48 @@ LOCAL_PREFIX = "paddle-idp-local"
 LOCAL_VL_INSTANCE_TYPE: Final = "ml.m5.large"
 
 
-def _input_bucket(prefix: str) -> str:
-    return f"{prefix}-input"
+class _LocalNames(NamedTuple):
+    """The names `provision` gives a local pipeline's resources, derived from its prefix alone
+    so that `pipeline_names` finds them again."""
 
+    input_bucket: str
+    results_bucket: str
+    model_cache_bucket: str
+    jobs_table: str
+    job_queue: str
+    job_dlq: str
+    vl_endpoint: str
+    scale_in_alarm: str
 
-def _results_bucket(prefix: str) -> str:
-    return f"{prefix}-results"
-
-
-def _jobs_table(prefix: str) -> str:
-    return f"{prefix}-jobs"
-
-
-def _job_queue(prefix: str) -> str:
-    return f"{prefix}-jobs"
-
-
-def _job_dlq(prefix: str) -> str:
-    return f"{prefix}-jobs-dlq"
-
-
-def _vl_endpoint(prefix: str) -> str:
-    return f"{prefix}-vl"
-
-
-def _scale_in_alarm(prefix: str) -> str:
-    return scale_in_alarm_name(prefix)
+    @classmethod
+    def of(cls, prefix: str) -> _LocalNames:
+        return cls(
+            input_bucket=f"{prefix}-input",
+            results_bucket=f"{prefix}-results",
+            model_cache_bucket=f"{prefix}-model-cache",
+            jobs_table=f"{prefix}-jobs",
+            job_queue=f"{prefix}-jobs",
+            job_dlq=f"{prefix}-jobs-dlq",
+            vl_endpoint=f"{prefix}-vl",
+            scale_in_alarm=scale_in_alarm_name(prefix),
+        )
 
 
 def pipeline_names(endpoint: AwsEndpoint, prefix: str = LOCAL_PREFIX) -> PipelineNames:
     """What a client needs to reach a running local pipeline (`idp local up`)."""
     sqs = endpoint.client("sqs")
-    vl_endpoint = _vl_endpoint(prefix)
+    local = _LocalNames.of(prefix)
+    vl_endpoint = local.vl_endpoint
     listed = endpoint.client("sagemaker").list_endpoints(NameContains=vl_endpoint)["Endpoints"]
     vl_enabled = any(item["EndpointName"] == vl_endpoint for item in listed)
     return PipelineNames(
-        input_bucket=_input_bucket(prefix),
-        results_bucket=_results_bucket(prefix),
-        jobs_table=_jobs_table(prefix),
-        queue_url=sqs.get_queue_url(QueueName=_job_queue(prefix))["QueueUrl"],
-        dlq_url=sqs.get_queue_url(QueueName=_job_dlq(prefix))["QueueUrl"],
+        input_bucket=local.input_bucket,
+        results_bucket=local.results_bucket,
+        jobs_table=local.jobs_table,
+        queue_url=sqs.get_queue_url(QueueName=local.job_queue)["QueueUrl"],
+        dlq_url=sqs.get_queue_url(QueueName=local.job_dlq)["QueueUrl"],
         vl_endpoint=vl_endpoint if vl_enabled else None,
-        vl_scale_in_alarm=_scale_in_alarm(prefix) if vl_enabled else None,
+        vl_scale_in_alarm=local.scale_in_alarm if vl_enabled else None,
     )
 
 
@@ -118,9 +118,9 @@ class LocalResources:
             Env.PPOCRV6_SIZE: names.DEFAULT_PPOCRV6_SIZE,
             Env.POWERTOOLS_SERVICE_NAME: FUNCTIONS[function].service.value,
             Env.POWERTOOLS_METRICS_NAMESPACE: names.METRICS_NAMESPACE,
-            Env.DISPATCH_LEASE_SECONDS: str(names.DISPATCH_LEASE_SECONDS),
-            Env.STALE_PROCESSING_SECONDS: str(names.STALE_PROCESSING_SECONDS),
-            Env.STALE_QUEUED_SECONDS: str(names.STALE_QUEUED_SECONDS),
+            Env.DISPATCH_LEASE_SECONDS: str(topology.DISPATCH_LEASE_SECONDS),
+            Env.STALE_PROCESSING_SECONDS: str(topology.STALE_PROCESSING_SECONDS),
+            Env.STALE_QUEUED_SECONDS: str(topology.STALE_QUEUED_SECONDS),
             Env.EVENT_BUS_NAME: self.event_bus,
             **(overrides or {}),
         }
@@ -131,7 +131,7 @@ def provision(
     endpoint: AwsEndpoint,
     *,
     prefix: str = LOCAL_PREFIX,
-    visibility_timeout_seconds: int = names.QUEUE_VISIBILITY_TIMEOUT_SECONDS,
+    visibility_timeout_seconds: int = topology.QUEUE_VISIBILITY_TIMEOUT_SECONDS,
     vl_enabled: bool = True,
 ) -> LocalResources:
     """Create buckets, table, queues, topics, notifications and the scaled-to-0 VL endpoint."""
@@ -142,28 +142,28 @@ def provision(
     sagemaker = endpoint.client("sagemaker")
     cloudwatch = endpoint.client("cloudwatch")
 
-    input_bucket, results_bucket, cache_bucket = (
-        _input_bucket(prefix),
-        _results_bucket(prefix),
-        f"{prefix}-model-cache",
-    )
-    for bucket in (input_bucket, results_bucket, cache_bucket):
+    local = _LocalNames.of(prefix)
+    input_bucket, results_bucket = local.input_bucket, local.results_bucket
+    for bucket in (input_bucket, results_bucket, local.model_cache_bucket):
         s3.create_bucket(Bucket=bucket)
     # The job id derives from the object version, as in the stack's versioned input bucket.
     s3.put_bucket_versioning(Bucket=input_bucket, VersioningConfiguration={"Status": "Enabled"})
 
-    jobs_table = _jobs_table(prefix)
+    jobs_table = local.jobs_table
     table = dynamodb.create_table(**jobs_table_definition(jobs_table))["TableDescription"]
     event_bus, events_queue_url = _event_bus(endpoint, prefix)
 
-    dlq_url = sqs.create_queue(QueueName=_job_dlq(prefix))["QueueUrl"]
+    dlq_url = sqs.create_queue(QueueName=local.job_dlq)["QueueUrl"]
     dlq_arn = _queue_arn(sqs, dlq_url)
     queue_url = sqs.create_queue(
-        QueueName=_job_queue(prefix),
+        QueueName=local.job_queue,
         Attributes={
             "VisibilityTimeout": str(visibility_timeout_seconds),
             "RedrivePolicy": json.dumps(
-                {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": names.QUEUE_MAX_RECEIVE_COUNT}
+                {
+                    "deadLetterTargetArn": dlq_arn,
+                    "maxReceiveCount": topology.QUEUE_MAX_RECEIVE_COUNT,
+                }
             ),
         },
     )["QueueUrl"]
@@ -203,7 +203,7 @@ def provision(
 
     function_names = {function: f"{prefix}-{function.value}" for function in Function}
 
-    vl_endpoint = _vl_endpoint(prefix)
+    vl_endpoint = local.vl_endpoint
     if vl_enabled:
         _create_scaled_in_endpoint(
             sagemaker,
@@ -211,7 +211,7 @@ def provision(
             results_bucket=results_bucket,
             topic_arns=topic_arns,
         )
-    scale_in_alarm = _scale_in_alarm(prefix)
+    scale_in_alarm = local.scale_in_alarm
     put_scale_in_alarm(
         cloudwatch,
         alarm_name=scale_in_alarm,
@@ -223,7 +223,7 @@ def provision(
         region=endpoint.region,
         input_bucket=input_bucket,
         results_bucket=results_bucket,
-        model_cache_bucket=cache_bucket,
+        model_cache_bucket=local.model_cache_bucket,
         jobs_table=jobs_table,
         queue_url=queue_url,
         queue_arn=queue_arn,

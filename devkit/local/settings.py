@@ -9,6 +9,12 @@ from pydantic import BaseModel, Field
 
 from devkit.local.faults import Faults
 from idp.contract import names
+from idp.contract.topology import (
+    PROCESSOR_ASYNC_RETRY_ATTEMPTS,
+    PROCESSOR_TIMEOUT_SECONDS,
+    STALE_PROCESSING_SECONDS,
+    STALE_QUEUED_SECONDS,
+)
 
 
 class LocalSettings(BaseModel):
@@ -17,13 +23,13 @@ class LocalSettings(BaseModel):
     work_dir: Path
     invoker_batch_size: int = Field(default=1, ge=1, le=10)
     processor_concurrency: int = Field(default=1, ge=1)
-    async_retry_attempts: int = names.PROCESSOR_ASYNC_RETRY_ATTEMPTS
+    async_retry_attempts: int = PROCESSOR_ASYNC_RETRY_ATTEMPTS
     async_retry_delay_seconds: float = 0.5  # Lambda waits ~1 and ~2 minutes
     poll_wait_seconds: int = 1
     visibility_timeout_seconds: int = 10  # the stack uses 6 × the invoker timeout
     alarm_period_seconds: float = 2.0  # the stack's alarm uses 60 s periods
     alarm_evaluation_periods: int = names.SCALE_IN_EVALUATION_PERIODS
-    processor_timeout_seconds: float = names.PROCESSOR_TIMEOUT_SECONDS
+    processor_timeout_seconds: float = PROCESSOR_TIMEOUT_SECONDS
     vl_enabled: bool = True
     vl_substitute: bool = False  # run the VL plumbing with the substitute PP-OCRv5 engine
     vl_startup_timeout_seconds: float = 300.0
@@ -32,8 +38,8 @@ class LocalSettings(BaseModel):
     # instead of as worker processes of this checkout's code.
     processor_image: str | None = None
     sweep_interval_seconds: float = 60.0  # the stack runs the sweeper every 15 minutes
-    stale_processing_seconds: float = names.STALE_PROCESSING_SECONDS
-    stale_queued_seconds: float = names.STALE_QUEUED_SECONDS
+    stale_processing_seconds: float = STALE_PROCESSING_SECONDS
+    stale_queued_seconds: float = STALE_QUEUED_SECONDS
     max_pages: int = names.DEFAULT_MAX_PAGES
     max_input_bytes: int = names.DEFAULT_MAX_INPUT_BYTES
     chunk_pages: int = Field(default=names.DEFAULT_CHUNK_PAGES, ge=0)  # 0: never chunk

@@ -16,8 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from devkit.local.context import Trigger
-from idp.contract import names
 from idp.contract.names import TERMINAL_STATUSES
+from idp.contract.topology import EVENTS_BATCH_SIZE, EVENTS_RETRY_ATTEMPTS
 
 logger = logging.getLogger("devkit.local")
 
@@ -44,7 +44,7 @@ class TableStreamSource(Trigger):
                     iterators[shard_id] = streams.get_shard_iterator(
                         StreamArn=arn, ShardId=shard_id, ShardIteratorType="TRIM_HORIZON"
                     )["ShardIterator"]
-                if len(pending) < names.EVENTS_BATCH_SIZE:
+                if len(pending) < EVENTS_BATCH_SIZE:
                     response = streams.get_records(ShardIterator=iterators[shard_id])
                     iterators[shard_id] = response["NextShardIterator"]
                     pending += [
@@ -53,14 +53,14 @@ class TableStreamSource(Trigger):
             if not pending:
                 self.context.stop.wait(self.context.settings.poll_wait_seconds / 4)
                 continue
-            batch = pending[: names.EVENTS_BATCH_SIZE]
+            batch = pending[:EVENTS_BATCH_SIZE]
             failed_at = self._deliver(batch)
             if failed_at is None:
                 del pending[: len(batch)]
                 attempts = 0
                 continue
             attempts += 1
-            if attempts > names.EVENTS_RETRY_ATTEMPTS:
+            if attempts > EVENTS_RETRY_ATTEMPTS:
                 logger.error("events: record %s failed %d times; skipped", failed_at, attempts)
                 self.context.stats.failed_deliveries.append({"stream_record": batch[failed_at]})
                 del pending[: failed_at + 1]

@@ -28,6 +28,8 @@ from devkit.local.loops import Loops
 from devkit.local.service_api import ApiError, AsyncInvokeAccepted, AsyncInvokeRequest
 from idp.aws.s3 import parse_s3_uri
 from idp.contract import names
+from idp.contract.env.functions import Env
+from idp.contract.env.vl import VL_ENGINE_PADDLEOCR_VL, VL_ENGINE_SUBSTITUTE_PPOCRV5, VlEnv
 from idp.contract.timestamps import utc_now
 from idp.contract.topology import Topic
 
@@ -185,17 +187,15 @@ class VlEndpointSimulator:
     def _start_server(self) -> None:
         port = _free_port()
         engine = (
-            names.VL_ENGINE_SUBSTITUTE_PPOCRV5
-            if self._settings.vl_substitute
-            else names.VL_ENGINE_PADDLEOCR_VL
+            VL_ENGINE_SUBSTITUTE_PPOCRV5 if self._settings.vl_substitute else VL_ENGINE_PADDLEOCR_VL
         )
         env = {
             **os.environ,
             **self._endpoint.process_env(),
-            names.VlEnv.ENGINE.value: engine,
-            names.VlEnv.HOST.value: "127.0.0.1",
-            names.VlEnv.PORT.value: str(port),
-            names.Env.MODEL_CACHE_BUCKET.value: self._resources.model_cache_bucket,
+            VlEnv.ENGINE.value: engine,
+            VlEnv.HOST.value: "127.0.0.1",
+            VlEnv.PORT.value: str(port),
+            Env.MODEL_CACHE_BUCKET.value: self._resources.model_cache_bucket,
             "PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK": "True",
             "PADDLE_PDX_CACHE_HOME": str(self._settings.work_dir / "vl-paddlex"),
         }

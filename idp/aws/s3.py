@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from botocore.exceptions import ClientError
 
 from idp.aws.errors import is_not_found
+from idp.contract.env.functions import Env
 from idp.contract.errors import InputNotFound, InputTooLarge
-from idp.contract.names import Env
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client

@@ -10,11 +10,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from idp.aws.telemetry import Telemetry
 from idp.contract import names
-from idp.contract.names import Env
+from idp.contract.env.functions import Env
 
 
 class EnvSettings(BaseModel):
-    """Base for settings whose field aliases are the `names.Env` keys.
+    """Base for settings whose field aliases are the `Env` keys.
 
     `from_env` reads the environment when called (never at import), so a test or the local
     runtime sets variables first and the function picks them up on its next cold start.

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from idp.contract import names
 from idp.contract.errors import InvalidMessage, JobError, UnsupportedLanguage, UnsupportedModel
+from idp.contract.languages import SUPPORTED_LANGUAGES
 from idp.contract.names import OcrModel, TextLayerMode
 
 # SageMaker's InferenceId takes at most 64 printable characters; the job id doubles as it.
@@ -46,7 +47,7 @@ class JobOptions(BaseModel):
     # at it, scans at their own resolution but never below it (idp.document.render_scale);
     # PageResult.render records each page's.
     pdf_scale: float = Field(default=names.DEFAULT_PDF_SCALE, gt=0, le=6)
-    # Read each page upright (0/90/180/270°, idp.document.ocr.orientation) on the CPU models;
+    # Read each page upright (0/90/180/270°, idp.document.ocr.steps.orientation) on the CPU models;
     # PaddleOCR-VL reads pages as given and ignores it.
     use_doc_orientation_classify: bool = True
     use_doc_unwarping: bool = False
@@ -128,9 +129,9 @@ JobItem = JobRequest | RejectedJob
 def validate_language(lang: str) -> str:
     """A PaddleOCR language code, matched case-insensitively; UnsupportedLanguage otherwise."""
     code = lang.strip()
-    if code not in names.SUPPORTED_LANGUAGES and code.lower() in names.SUPPORTED_LANGUAGES:
+    if code not in SUPPORTED_LANGUAGES and code.lower() in SUPPORTED_LANGUAGES:
         code = code.lower()
-    if code not in names.SUPPORTED_LANGUAGES:
+    if code not in SUPPORTED_LANGUAGES:
         raise UnsupportedLanguage(
             f"unknown language code {lang!r}; use a PaddleOCR code such as en, ch, fr, de, japan"
         )

@@ -62,7 +62,7 @@ Evidence = dict[str, ScalarEvidence | list[ScalarEvidence]]
 
 class OrientationCheck(BaseModel):
     """How a page's rotation was decided: the page classifier proposes, the page's own lines
-    decide (idp.document.ocr.orientation)."""
+    decide (idp.document.ocr.steps.orientation)."""
 
     proposed: Rotation  # the page classifier's label
     rotation: Rotation  # what was decided (PageResult.rotation)

@@ -11,7 +11,45 @@ from enum import StrEnum
 from typing import Final
 
 from idp.contract import names
-from idp.contract.names import Env, Service
+from idp.contract.env.functions import Env
+from idp.contract.names import Service
+
+# Lambda sizes (SPEC "Components and sizes").
+INVOKER_MEMORY_MB: Final = 256
+INVOKER_TIMEOUT_SECONDS: Final = 60
+PROCESSOR_MEMORY_MB: Final = 4096
+# /tmp of the processor: its model cache between warm invocations (context key to change it).
+DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB: Final = 6144
+PROCESSOR_TIMEOUT_SECONDS: Final = 900
+COMPLETION_MEMORY_MB: Final = 256
+COMPLETION_TIMEOUT_SECONDS: Final = 300
+SCALE_IN_MEMORY_MB: Final = 128
+SCALE_IN_TIMEOUT_SECONDS: Final = 30
+SWEEPER_MEMORY_MB: Final = 256
+SWEEPER_TIMEOUT_SECONDS: Final = 120
+# The events function: a batch of status-table stream records → job-finished events.
+EVENTS_MEMORY_MB: Final = 256
+EVENTS_TIMEOUT_SECONDS: Final = 60
+EVENTS_BATCH_SIZE: Final = 25
+EVENTS_RETRY_ATTEMPTS: Final = 10  # a record that still fails then goes to the failure queue
+SWEEPER_SCHEDULE_MINUTES: Final = 15
+QUEUE_MAX_RECEIVE_COUNT: Final = 4
+QUEUE_VISIBILITY_TIMEOUT_SECONDS: Final = 6 * INVOKER_TIMEOUT_SECONDS
+# An invoker's claim to dispatch a job expires before the message can be seen again, so a
+# redelivery after an invoker crash can take the job over instead of dropping it.
+DISPATCH_LEASE_SECONDS: Final = QUEUE_VISIBILITY_TIMEOUT_SECONDS // 3
+PROCESSOR_ASYNC_RETRY_ATTEMPTS: Final = 2
+PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS: Final = 6 * 3600
+# A job untouched for longer than this is stale: no worker can still be on it. PROCESSING:
+# every async attempt at its full timeout, plus Lambda's retry back-off and a margin. QUEUED:
+# the longest a dispatched job can wait (the async event age, or an endpoint request's TTL plus
+# its invocation timeout), plus a margin.
+STALE_PROCESSING_SECONDS: Final = (
+    1 + PROCESSOR_ASYNC_RETRY_ATTEMPTS
+) * PROCESSOR_TIMEOUT_SECONDS + 3600
+STALE_QUEUED_SECONDS: Final = (
+    PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS + names.VL_INVOCATION_TIMEOUT_SECONDS + 3600
+)
 
 
 class Topic(StrEnum):
@@ -52,8 +90,8 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
     Function.INVOKER: FunctionSpec(
         handler="lambdas.invoker.handler.lambda_handler",
         service=Service.INVOKER,
-        memory_mb=names.INVOKER_MEMORY_MB,
-        timeout_seconds=names.INVOKER_TIMEOUT_SECONDS,
+        memory_mb=INVOKER_MEMORY_MB,
+        timeout_seconds=INVOKER_TIMEOUT_SECONDS,
         env=(
             # No results bucket: the invoker never reads a document nor writes a result.
             Env.JOBS_TABLE,
@@ -71,8 +109,8 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
     Function.PROCESSOR: FunctionSpec(
         handler="ocr_processor_image.handler.lambda_handler",
         service=Service.PROCESSOR,
-        memory_mb=names.PROCESSOR_MEMORY_MB,
-        timeout_seconds=names.PROCESSOR_TIMEOUT_SECONDS,
+        memory_mb=PROCESSOR_MEMORY_MB,
+        timeout_seconds=PROCESSOR_TIMEOUT_SECONDS,
         env=(
             *_JOB_ENV,
             Env.MODEL_CACHE_BUCKET,
@@ -87,37 +125,37 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
     Function.COMPLETION: FunctionSpec(
         handler="lambdas.completion.handler.lambda_handler",
         service=Service.COMPLETION,
-        memory_mb=names.COMPLETION_MEMORY_MB,
-        timeout_seconds=names.COMPLETION_TIMEOUT_SECONDS,
+        memory_mb=COMPLETION_MEMORY_MB,
+        timeout_seconds=COMPLETION_TIMEOUT_SECONDS,
         env=(*_JOB_ENV, Env.PROCESSOR_FUNCTION),
         topics=(Topic.SUCCESS, Topic.ERROR),
     ),
     Function.SCALE_IN: FunctionSpec(
         handler="lambdas.scale_in.handler.lambda_handler",
         service=Service.SCALE_IN,
-        memory_mb=names.SCALE_IN_MEMORY_MB,
-        timeout_seconds=names.SCALE_IN_TIMEOUT_SECONDS,
+        memory_mb=SCALE_IN_MEMORY_MB,
+        timeout_seconds=SCALE_IN_TIMEOUT_SECONDS,
         env=(Env.VL_ENDPOINT_NAME, Env.VL_VARIANT_NAME, *_POWERTOOLS_ENV),
         topics=(Topic.SCALE_IN,),
     ),
     Function.SWEEPER: FunctionSpec(
         handler="lambdas.sweeper.handler.lambda_handler",
         service=Service.SWEEPER,
-        memory_mb=names.SWEEPER_MEMORY_MB,
-        timeout_seconds=names.SWEEPER_TIMEOUT_SECONDS,
+        memory_mb=SWEEPER_MEMORY_MB,
+        timeout_seconds=SWEEPER_TIMEOUT_SECONDS,
         env=(
             Env.JOBS_TABLE,
             Env.STALE_PROCESSING_SECONDS,
             Env.STALE_QUEUED_SECONDS,
             *_POWERTOOLS_ENV,
         ),
-        schedule_minutes=names.SWEEPER_SCHEDULE_MINUTES,
+        schedule_minutes=SWEEPER_SCHEDULE_MINUTES,
     ),
     Function.EVENTS: FunctionSpec(
         handler="lambdas.events.handler.lambda_handler",
         service=Service.EVENTS,
-        memory_mb=names.EVENTS_MEMORY_MB,
-        timeout_seconds=names.EVENTS_TIMEOUT_SECONDS,
+        memory_mb=EVENTS_MEMORY_MB,
+        timeout_seconds=EVENTS_TIMEOUT_SECONDS,
         env=(Env.EVENT_BUS_NAME, *_POWERTOOLS_ENV),
         table_stream=True,
     ),

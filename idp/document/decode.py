@@ -22,6 +22,7 @@ import numpy.typing as npt
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from idp.contract import names
+from idp.contract.env.functions import Env
 from idp.contract.errors import (
     CorruptDocument,
     EncryptedDocument,
@@ -121,7 +122,7 @@ class Document(Closing):
             self.close()
             raise TooManyPages(
                 f"the {_label(self.media_type)} has {self.page_count} pages; "
-                f"the limit is {max_pages} (setting {names.Env.MAX_PAGES.value})"
+                f"the limit is {max_pages} (setting {Env.MAX_PAGES.value})"
             )
 
     @property

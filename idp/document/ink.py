@@ -1,6 +1,6 @@
 """Text-like ink on a page image, measured on a small grey copy so that it costs a few ms: how
 tall the page's glyphs are (idp.document.render_scale) and how much of them the recognized lines
-cover (idp.document.ocr.quality)."""
+cover (idp.document.ocr.steps.quality)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,8 @@ from typing import IO, TYPE_CHECKING, Final, NamedTuple
 from idp.aws.s3 import s3_uri
 from idp.contract import names
 from idp.contract.results import OcrResult, result_key
-from idp.flow.chunks import ChunkPlan, MergedResult, PartialResult, stream_merged_result
+from idp.flow.chunks.merge import MergedResult, stream_merged_result
+from idp.flow.chunks.plan import ChunkPlan, PartialResult
 from idp.flow.textract_json import TextractWriter
 
 if TYPE_CHECKING:

@@ -18,6 +18,7 @@ from idp.contract import names
 from idp.contract.errors import JobError
 from idp.contract.job_record import JobRecord
 from idp.contract.names import JobStatus, OcrModel
+from idp.contract.topology import DISPATCH_LEASE_SECONDS
 from idp.jobstore.chunk_bookkeeping import ChunkBookkeeping
 from idp.jobstore.job_table import WHILE_ACTIVE, Clock, from_dynamo, jobs_table_definition
 
@@ -25,7 +26,7 @@ __all__ = ["DEFAULT_DISPATCH_LEASE_SECONDS", "Clock", "JobStore", "jobs_table_de
 
 # Longer than one invoker run (its timeout), shorter than the queue's visibility timeout, so the
 # redelivery that follows a crashed invoker can take the claim over.
-DEFAULT_DISPATCH_LEASE_SECONDS: Final = names.DISPATCH_LEASE_SECONDS
+DEFAULT_DISPATCH_LEASE_SECONDS: Final = DISPATCH_LEASE_SECONDS
 
 
 class JobStore(ChunkBookkeeping):

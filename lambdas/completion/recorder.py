@@ -33,7 +33,7 @@ from idp.contract.errors import InferenceFailure, JobError, ProcessorCrashed
 from idp.contract.job_record import JobRecord
 from idp.contract.jobs import ChunkSpec, DispatchedJob, JobOptions, ProcessorTask, parse_model
 from idp.contract.names import JobStatus, Metric
-from idp.flow.chunks import ChunkPlan, plan_key
+from idp.flow.chunks.plan import ChunkPlan, plan_key
 from idp.flow.inbound.destination_records import LambdaDestinationRecord
 from idp.flow.inbound.endpoint_notifications import AsyncInferenceNotification, reported_error
 from idp.flow.vl_submit import ChunkManifest, chunk_of_manifest

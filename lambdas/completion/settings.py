@@ -1,11 +1,12 @@
-"""The completion handler's settings, read from its environment (keys in `names.Env`)."""
+"""The completion handler's settings, read from its environment (keys in `Env`)."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
 from idp.aws.settings import FunctionSettings
-from idp.contract.names import Env, Service
+from idp.contract.env.functions import Env
+from idp.contract.names import Service
 
 
 class CompletionSettings(FunctionSettings):

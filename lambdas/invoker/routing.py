@@ -53,6 +53,7 @@ from idp.contract.jobs import (
     derive_job_id,
     validate_language,
 )
+from idp.contract.languages import DEFAULT_LANGUAGE
 from idp.contract.names import Backend, Metric, OcrModel
 from idp.flow.inbound.job_queue import read_message
 from idp.jobstore.store import DEFAULT_DISPATCH_LEASE_SECONDS, JobStore
@@ -119,7 +120,7 @@ class JobRouter:
         try:
             self._check_backend(request.model)
             found = self._inspect_input(request)
-            lang = validate_language(request.lang or found.lang or names.DEFAULT_LANGUAGE)
+            lang = validate_language(request.lang or found.lang or DEFAULT_LANGUAGE)
         except JobError as error:
             return self._reject(
                 RejectedJob(

@@ -1,4 +1,4 @@
-"""The invoker's settings, read from its environment (keys in `names.Env`)."""
+"""The invoker's settings, read from its environment (keys in `Env`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from pydantic import Field, model_validator
 
 from idp.aws.settings import FunctionSettings
 from idp.contract import names
-from idp.contract.names import Env, Service
+from idp.contract.env.functions import Env
+from idp.contract.names import Service
+from idp.contract.topology import DISPATCH_LEASE_SECONDS
 
 
 class InvokerSettings(FunctionSettings):
@@ -20,7 +22,7 @@ class InvokerSettings(FunctionSettings):
         default=names.DEFAULT_MAX_INPUT_BYTES, gt=0, alias=Env.MAX_INPUT_BYTES.value
     )
     dispatch_lease_seconds: int = Field(
-        default=names.DISPATCH_LEASE_SECONDS, gt=0, alias=Env.DISPATCH_LEASE_SECONDS.value
+        default=DISPATCH_LEASE_SECONDS, gt=0, alias=Env.DISPATCH_LEASE_SECONDS.value
     )
     service: str = Field(default=Service.INVOKER.value, alias=Env.POWERTOOLS_SERVICE_NAME.value)
 

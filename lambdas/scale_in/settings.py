@@ -1,4 +1,4 @@
-"""The scale-in handler's settings, read from its environment (keys in `names.Env`)."""
+"""The scale-in handler's settings, read from its environment (keys in `Env`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pydantic import Field
 
 from idp.aws.settings import FunctionSettings
 from idp.contract import names
-from idp.contract.names import Env, Service
+from idp.contract.env.functions import Env
+from idp.contract.names import Service
 
 
 class ScaleInSettings(FunctionSettings):

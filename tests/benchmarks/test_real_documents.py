@@ -4,15 +4,15 @@ fetches (benchmarks/real_documents.py, benchmarks/real_corpus.py). No engine, no
 from __future__ import annotations
 
 import importlib
-import io
 import re
 import sys
-import tarfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+
+from tests.archives import tar_gz
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))  # the benchmark scripts import their siblings by name
@@ -139,48 +139,9 @@ def test_upright_pages_turned_are_counted_apart_from_turned_pages_read_upright()
     }
 
 
-def test_the_recording_engine_keeps_the_first_image_of_a_page_and_passes_it_on() -> None:
-    # GIVEN an engine that says which image it read, wrapped by the recorder
-    from idp.contract.results import EngineInfo
-    from idp.document.decode import PageImage
-    from idp.document.ocr.engine import PageContent
-
-    class Engine:
-        info = EngineInfo(name="fake", version="1", models=[])
-
-        def __init__(self) -> None:
-            self.seen: list[int] = []
-
-        def recognize(self, page: PageImage) -> PageContent:
-            self.seen.append(page.width)
-            return PageContent()
-
-    engine = Engine()
-    recorder = real_documents.RecordingEngine(engine)
-    first = PageImage(page=1, pixels=np.zeros((10, 20, 3), np.uint8))
-    retry = PageImage(page=1, pixels=np.zeros((20, 40, 3), np.uint8))
-    # WHEN the pipeline reads page 1 and then retries it at a higher scale
-    recorder.recognize(first)
-    recorder.recognize(retry)
-    # THEN both reads reached the engine, and the image kept is the page as first rendered
-    assert engine.seen == [20, 40]
-    assert recorder.images[1] is first
-    assert recorder.info.name == "fake"
-
-
-def _tar_gz(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
-
-
 def test_a_member_is_read_from_an_sdist_and_a_missing_one_is_named() -> None:
     # GIVEN an sdist holding one test resource
-    sdist = _tar_gz({"pkg-1.0/tests/resources/page.pdf": b"%PDF-1.4 page"})
+    sdist = tar_gz({"pkg-1.0/tests/resources/page.pdf": b"%PDF-1.4 page"})
     # WHEN the resource is read THEN its bytes come back; a path it lacks is a CorpusError
     assert real_corpus.read_member(sdist, "pypi", "pkg-1.0/tests/resources/page.pdf") == (
         b"%PDF-1.4 page"

@@ -19,7 +19,7 @@ from idp.contract.errors import EngineFailure, ModelUnavailable
 from idp.contract.results import Block, EngineInfo, Line
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import OcrEngine, PageContent
-from idp.document.ocr.model_cache import ModelCache
+from idp.document.ocr.models.cache import ModelCache
 from sagemaker_container.engines import (
     EngineBusy,
     EnginePool,

@@ -1,4 +1,4 @@
-"""Chunk plans and the streaming merge of partial results (idp/flow/chunks.py)."""
+"""Chunk plans and the streaming merge of partial results (idp/flow/chunks/merge.py)."""
 
 from __future__ import annotations
 
@@ -23,15 +23,8 @@ from idp.contract.results import (
     ReviewReason,
     SourceInfo,
 )
-from idp.flow.chunks import (
-    ChunkPlan,
-    MergeError,
-    PartialResult,
-    merged_timings,
-    plan_chunks,
-    should_chunk,
-    stream_merged_result,
-)
+from idp.flow.chunks.merge import MergeError, merged_timings, stream_merged_result
+from idp.flow.chunks.plan import ChunkPlan, PartialResult, plan_chunks, should_chunk
 from idp.flow.vl_submit import ChunkManifest, chunk_of_manifest, inference_id, manifest_key
 
 MERGE_PROBE = Path(__file__).resolve().parents[2] / "benchmarks" / "merge_probe.py"

@@ -1,4 +1,4 @@
-"""Lines a detector ran across a column gutter are split there (idp.document.ocr.gutter_split).
+"""Lines a detector ran across a column gutter are split there (idp.document.ocr.steps.gutters).
 
 The pages are built as the engine returns them: lines with their words' boxes, 30 px tall, on a
 1224-px-wide page whose two columns meet at a gutter around x = 612. The real page this guards
@@ -9,8 +9,8 @@ The pages are built as the engine returns them: lines with their words' boxes, 3
 from __future__ import annotations
 
 from idp.contract.results import Line, Quad, Word
-from idp.document.ocr.gutter_split import split_at_gutters
-from idp.document.ocr.reading_order import read_in_order
+from idp.document.ocr.steps.gutters import split_at_gutters
+from idp.document.ocr.steps.reading_order import read_in_order
 
 H = 30
 W, PAGE_H = 1224, 1584

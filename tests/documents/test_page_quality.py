@@ -1,4 +1,4 @@
-"""Each OCR'd page's verdict on itself (idp.document.ocr.quality): `ok`, or `review` with the
+"""Each OCR'd page's verdict on itself (idp.document.ocr.steps.quality): `ok`, or `review` with the
 reasons a person should look, from what real PP-OCRv5 read on real pages; and whether reading a
 doubtful page again at a higher scale is worth it.
 
@@ -18,12 +18,13 @@ from idp.contract.jobs import JobOptions
 from idp.contract.names import OcrModel
 from idp.contract.results import OrientationCheck, PageQuality, RenderInfo, ReviewReason
 from idp.document.decode import PageImage, open_document
-from idp.document.ocr.engine import OcrEngine, PageContent
-from idp.document.ocr.engine_settings import EngineSettings
-from idp.document.ocr.model_cache import ModelCache
-from idp.document.ocr.paddle_engines import EngineRegistry
+from idp.document.ocr.engine import PageContent
+from idp.document.ocr.models.cache import ModelCache
+from idp.document.ocr.page import Reader, read_page
 from idp.document.ocr.pipeline import ocr_document
-from idp.document.ocr.quality import assess_page, retry_scale, second_read_is_better
+from idp.document.ocr.registry import EngineRegistry
+from idp.document.ocr.settings import EngineSettings
+from idp.document.ocr.steps.quality import assess_page, retry_scale, second_read_is_better
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO_LETTER = REPO_ROOT / "samples" / "sample-letter.pdf"
@@ -58,7 +59,7 @@ def registry(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Engi
 
 
 @pytest.fixture(scope="module")
-def engine(registry: EngineRegistry) -> OcrEngine:
+def engine(registry: EngineRegistry) -> Reader:
     return registry.get(OcrModel.PP_OCRV5, "en", JobOptions())
 
 
@@ -69,8 +70,8 @@ def letter() -> PageImage:
 
 
 @pytest.fixture(scope="module")
-def letter_read(engine: OcrEngine, letter: PageImage) -> PageContent:
-    return engine.recognize(letter)
+def letter_read(engine: Reader, letter: PageImage) -> PageContent:
+    return read_page(engine, letter)
 
 
 @pytest.fixture(scope="module")
@@ -98,10 +99,10 @@ def test_a_clean_scan_read_well_is_ok(letter: PageImage, letter_read: PageConten
 
 
 @pytest.mark.ocr
-def test_a_blank_page_is_ok(engine: OcrEngine) -> None:
+def test_a_blank_page_is_ok(engine: Reader) -> None:
     # GIVEN a blank white page, read by PP-OCRv5 (nothing on it)
     page = PageImage(page=1, pixels=np.full((1100, 850, 3), 255, dtype=np.uint8))
-    content = engine.recognize(page)
+    content = read_page(engine, page)
 
     # WHEN its read is assessed
     quality = assess_page(page.pixels, content, None)
@@ -128,10 +129,10 @@ def test_a_page_with_ink_but_no_text_read_is_for_review(letter: PageImage) -> No
 
 @pytest.mark.ocr
 def test_lines_read_from_too_few_pixels_are_for_review(
-    engine: OcrEngine, small_scan_at_2x: PageImage
+    engine: Reader, small_scan_at_2x: PageImage
 ) -> None:
     # GIVEN the 2400-dpi scan rendered at the fixed 2× (8-px lines), read by PP-OCRv5
-    content = engine.recognize(small_scan_at_2x)
+    content = read_page(engine, small_scan_at_2x)
 
     # WHEN its read is assessed
     quality = assess_page(small_scan_at_2x.pixels, content, small_scan_at_2x.render)
@@ -214,7 +215,7 @@ def test_one_or_two_doubtful_lines_leave_a_page_ok(
 
 @pytest.mark.ocr
 def test_a_real_chart_stays_upright_with_its_labels_and_its_stray_glyphs_go_to_review(
-    engine: OcrEngine,
+    engine: Reader,
 ) -> None:
     # GIVEN a real line chart (slanted labels, a legend, 96 dpi) that the page classifier alone
     # turned upside down and read as garbage, COMPLETED with nothing flagged
@@ -255,7 +256,7 @@ def test_a_sideways_page_read_as_given_is_for_review(
     # GIVEN the demo letter scanned sideways, read as given (no orientation step)
     sideways = PageImage(page=1, pixels=np.ascontiguousarray(np.rot90(letter.pixels)))
     engine = registry.get(OcrModel.PP_OCRV5, "en", JobOptions(use_doc_orientation_classify=False))
-    content = engine.recognize(sideways)
+    content = read_page(engine, sideways)
 
     # WHEN the read is assessed
     quality = assess_page(sideways.pixels, content, None)
@@ -290,10 +291,10 @@ def test_lines_standing_upright_on_the_page_are_for_review(
 
 
 @pytest.mark.ocr
-def test_a_sideways_page_read_upright_is_ok(engine: OcrEngine, letter: PageImage) -> None:
+def test_a_sideways_page_read_upright_is_ok(engine: Reader, letter: PageImage) -> None:
     # GIVEN the demo letter scanned sideways, read turned upright by the orientation step
     sideways = PageImage(page=1, pixels=np.ascontiguousarray(np.rot90(letter.pixels)))
-    content = engine.recognize(sideways)
+    content = read_page(engine, sideways)
 
     # WHEN the read is assessed (its boxes lie along its text, upright on the page)
     quality = assess_page(sideways.pixels, content, None)

@@ -1,4 +1,4 @@
-"""Reading order for PP-OCRv5 pages (idp.document.ocr.reading_order).
+"""Reading order for PP-OCRv5 pages (idp.document.ocr.steps.reading_order).
 
 The layout tests build a page's lines as PP-OCRv5 returns them (a 4-point box per line on a US
 letter page rendered at 2×), often shuffled, and read each line's first word back in the
@@ -19,12 +19,12 @@ from idp.contract.jobs import JobOptions
 from idp.contract.names import OcrModel
 from idp.contract.results import Line, Quad, Rotation
 from idp.document.ocr.engine import PageContent
-from idp.document.ocr.engine_settings import EngineSettings
-from idp.document.ocr.model_cache import ModelCache
-from idp.document.ocr.orientation import content_on_original
-from idp.document.ocr.paddle_engines import EngineRegistry
+from idp.document.ocr.models.cache import ModelCache
 from idp.document.ocr.pipeline import ocr_document
-from idp.document.ocr.reading_order import ReadingOrder, read_in_order
+from idp.document.ocr.registry import EngineRegistry
+from idp.document.ocr.settings import EngineSettings
+from idp.document.ocr.steps.geometry import content_on_original
+from idp.document.ocr.steps.reading_order import ReadingOrder, read_in_order
 
 SAMPLES = Path(__file__).parent / "samples"
 TWO_COLUMNS = SAMPLES / "two-columns-tale-of-two-cities.png"

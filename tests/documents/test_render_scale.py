@@ -18,10 +18,10 @@ from devkit.textmetrics import character_error_rate
 from idp.contract.jobs import JobOptions
 from idp.contract.names import OcrModel
 from idp.document.decode import open_document
-from idp.document.ocr.engine_settings import EngineSettings
-from idp.document.ocr.model_cache import ModelCache
-from idp.document.ocr.paddle_engines import EngineRegistry
+from idp.document.ocr.models.cache import ModelCache
 from idp.document.ocr.pipeline import ocr_document
+from idp.document.ocr.registry import EngineRegistry
+from idp.document.ocr.settings import EngineSettings
 from idp.document.render_scale import PIXEL_BUDGET
 
 SAMPLES = Path(__file__).parent / "samples"

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from devkit.table_stage import html_grid, score_table, table_page_json
-from idp.document.ocr.paddle_output import structure_page_content
+from idp.document.ocr.paddle.output import structure_page_content
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))  # the benchmark scripts import their siblings by name

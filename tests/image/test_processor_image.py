@@ -22,7 +22,7 @@ from devkit.synthetic import encode, encode_pages, render_page, sample_lines, tr
 from devkit.textmetrics import character_error_rate
 from idp.contract.job_record import JobRecord
 from idp.contract.names import JobStatus, OcrModel
-from idp.document.ocr.orientation import OFFLINE_MODEL_NAME
+from idp.document.ocr.paddle.classifiers import OFFLINE_MODEL_NAME
 
 pytestmark = pytest.mark.image
 

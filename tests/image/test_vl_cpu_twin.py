@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from idp.contract import names
+from idp.document.ocr.models.catalogue import VL_DEFAULT_PIPELINE_VERSION, VL_PIPELINE_MODELS
 
 pytestmark = pytest.mark.image
 
@@ -39,7 +39,7 @@ def _free_port() -> int:
 
 def _placeholder_weights(root: Path) -> Path:
     """Model dirs that pass the server's weight lookup but hold no real weights."""
-    layout, vlm = names.VL_PIPELINE_MODELS[names.VL_DEFAULT_PIPELINE_VERSION]
+    layout, vlm = VL_PIPELINE_MODELS[VL_DEFAULT_PIPELINE_VERSION]
     layout_dir = root / layout
     layout_dir.mkdir(parents=True)
     (layout_dir / "inference.yml").write_text(f"Global:\n  model_name: {layout}\n")
@@ -133,7 +133,7 @@ def test_twin_builds_paddleocr_vl_up_to_the_weights(
         assert "dependency" not in message.lower(), message
         assert "Invalid model file" in message, message  # Paddle Inference read the placeholder
         assert "DependencyError" not in log, log[-3000:]
-        layout_model = names.VL_PIPELINE_MODELS[names.VL_DEFAULT_PIPELINE_VERSION][0]
+        layout_model = VL_PIPELINE_MODELS[VL_DEFAULT_PIPELINE_VERSION][0]
         assert f"Creating model: ('{layout_model}'" in log, log[-3000:]
     finally:
         subprocess.run(["docker", "rm", "--force", name], capture_output=True, check=False)

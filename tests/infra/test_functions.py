@@ -7,8 +7,17 @@ from typing import Any
 import pytest
 
 from idp.contract import names
-from idp.contract.names import Env
-from idp.contract.topology import FUNCTIONS, Function, FunctionSpec, Topic
+from idp.contract.env.functions import Env
+from idp.contract.topology import (
+    EVENTS_BATCH_SIZE,
+    EVENTS_RETRY_ATTEMPTS,
+    FUNCTIONS,
+    PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS,
+    PROCESSOR_ASYNC_RETRY_ATTEMPTS,
+    Function,
+    FunctionSpec,
+    Topic,
+)
 from infra.functions import powertools_layer_arn
 from infra.settings import POWERTOOLS_LAYER_VERSION
 from tests.infra.conftest import CPU_ONLY_CONTEXT
@@ -108,8 +117,8 @@ def test_processor_async_failures_go_to_the_error_topic_after_retries(
     assert config == {
         "FunctionName": ref(processor_id),
         "Qualifier": "$LATEST",
-        "MaximumRetryAttempts": names.PROCESSOR_ASYNC_RETRY_ATTEMPTS,
-        "MaximumEventAgeInSeconds": names.PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS,
+        "MaximumRetryAttempts": PROCESSOR_ASYNC_RETRY_ATTEMPTS,
+        "MaximumEventAgeInSeconds": PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS,
         "DestinationConfig": {"OnFailure": {"Destination": ref(_topic_id(full, Topic.ERROR))}},
     }
 
@@ -137,7 +146,7 @@ def test_events_function_reads_the_status_table_stream_filtered_to_terminal_reco
     failures = full.logical_id("AsyncFailureQueue/Queue")
     mapping = _mapping_from(full, {"Fn::GetAtt": [table_id, "StreamArn"]})
     assert mapping == {
-        "BatchSize": names.EVENTS_BATCH_SIZE,
+        "BatchSize": EVENTS_BATCH_SIZE,
         "BisectBatchOnFunctionError": True,
         "DestinationConfig": {"OnFailure": {"Destination": arn_of(failures)}},
         "EventSourceArn": {"Fn::GetAtt": [table_id, "StreamArn"]},
@@ -148,7 +157,7 @@ def test_events_function_reads_the_status_table_stream_filtered_to_terminal_reco
         },
         "FunctionName": ref(events_id),
         "FunctionResponseTypes": ["ReportBatchItemFailures"],
-        "MaximumRetryAttempts": names.EVENTS_RETRY_ATTEMPTS,
+        "MaximumRetryAttempts": EVENTS_RETRY_ATTEMPTS,
         "StartingPosition": "TRIM_HORIZON",
     }
     _, table = full.only("AWS::DynamoDB::Table")

@@ -10,8 +10,15 @@ import pytest
 from devkit.local.emulator import EmbeddedAws
 from devkit.local.resources import LocalResources, provision
 from devkit.local.settings import LocalSettings
-from idp.contract import names
-from idp.contract.topology import FUNCTIONS, Function, Topic
+from idp.contract.env.functions import Env
+from idp.contract.topology import (
+    EVENTS_BATCH_SIZE,
+    EVENTS_RETRY_ATTEMPTS,
+    FUNCTIONS,
+    QUEUE_MAX_RECEIVE_COUNT,
+    Function,
+    Topic,
+)
 from tests.infra.support import Synthesized, ref
 
 
@@ -27,8 +34,7 @@ def _pipeline_functions(full: Synthesized) -> dict[str, dict[str, object]]:
         logical_id: resource["Properties"]
         for logical_id, resource in full.of_type("AWS::Lambda::Function").items()
         if "Environment" in resource["Properties"]
-        and names.Env.POWERTOOLS_SERVICE_NAME.value
-        in resource["Properties"]["Environment"]["Variables"]
+        and Env.POWERTOOLS_SERVICE_NAME.value in resource["Properties"]["Environment"]["Variables"]
     }
 
 
@@ -85,7 +91,7 @@ def test_queue_and_event_source_settings_match(full: Synthesized, local: LocalRe
     (stream,) = [m for m in mappings if m["Properties"]["FunctionName"] == ref(events_id)]
 
     # THEN the local runtime uses the same redrive, visibility and batch settings
-    assert queue["RedrivePolicy"]["maxReceiveCount"] == names.QUEUE_MAX_RECEIVE_COUNT
+    assert queue["RedrivePolicy"]["maxReceiveCount"] == QUEUE_MAX_RECEIVE_COUNT
     assert queue["VisibilityTimeout"] == local.visibility_timeout_seconds
     assert mapping["Properties"]["FunctionName"] == ref(invoker_id)
     assert (
@@ -93,7 +99,7 @@ def test_queue_and_event_source_settings_match(full: Synthesized, local: LocalRe
         == LocalSettings.model_fields["invoker_batch_size"].default
     )
     # AND the jobs table's stream reaches the events function as the local runtime reads it
-    assert stream["Properties"]["BatchSize"] == names.EVENTS_BATCH_SIZE
-    assert stream["Properties"]["MaximumRetryAttempts"] == names.EVENTS_RETRY_ATTEMPTS
+    assert stream["Properties"]["BatchSize"] == EVENTS_BATCH_SIZE
+    assert stream["Properties"]["MaximumRetryAttempts"] == EVENTS_RETRY_ATTEMPTS
     assert stream["Properties"]["StartingPosition"] == "TRIM_HORIZON"
     assert local.table_stream_arn.startswith("arn:aws:dynamodb:")

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 from idp.contract import names
+from idp.contract.topology import (
+    INVOKER_TIMEOUT_SECONDS,
+    QUEUE_MAX_RECEIVE_COUNT,
+    QUEUE_VISIBILITY_TIMEOUT_SECONDS,
+)
 from tests.infra.support import Synthesized, arn_of, iter_statements
 
 
@@ -30,15 +35,15 @@ def test_job_queue_dead_letters_after_the_configured_receives(full: Synthesized)
     }
     assert queue["RedrivePolicy"] == {
         "deadLetterTargetArn": arn_of(dlq_id),
-        "maxReceiveCount": names.QUEUE_MAX_RECEIVE_COUNT,
+        "maxReceiveCount": QUEUE_MAX_RECEIVE_COUNT,
     }
-    assert 3 <= names.QUEUE_MAX_RECEIVE_COUNT <= 5
+    assert 3 <= QUEUE_MAX_RECEIVE_COUNT <= 5
 
 
 def test_job_queue_visibility_covers_six_invoker_timeouts(full: Synthesized) -> None:
     _, queue = full.job_queue()
-    assert queue["VisibilityTimeout"] == names.QUEUE_VISIBILITY_TIMEOUT_SECONDS
-    assert queue["VisibilityTimeout"] >= 6 * names.INVOKER_TIMEOUT_SECONDS
+    assert queue["VisibilityTimeout"] == QUEUE_VISIBILITY_TIMEOUT_SECONDS
+    assert queue["VisibilityTimeout"] >= 6 * INVOKER_TIMEOUT_SECONDS
 
 
 def test_every_queue_is_kms_encrypted_and_tls_only(full: Synthesized) -> None:

@@ -33,7 +33,7 @@ from typing import Any, Final
 import pytest
 
 from idp.contract import names
-from idp.contract.names import Env
+from idp.contract.env.functions import Env
 from idp.contract.topology import FUNCTIONS, Function, Topic
 from infra.vl_endpoint import SCALABLE_DIMENSION
 from tests.infra.policies import (
@@ -178,6 +178,13 @@ class Deployment:
 def as_service(d: Deployment, *, source: str) -> dict[str, str]:
     """The condition keys an AWS service sends when it acts for one of our resources."""
     return {**TLS, "aws:SourceArn": d.arn(source), "aws:SourceAccount": ACCOUNT}
+
+
+def service_calls(
+    d: Deployment, service: Service, actions: tuple[str, ...], target: str, *, source: str
+) -> list[Request]:
+    """`actions` on `target` by `service`, as its service principal acting for `source`."""
+    return calls(service, actions, d.arn(target), as_service(d, source=source))
 
 
 def calls(
@@ -434,26 +441,44 @@ def _topic_to_function(topic: Topic, function: Function) -> Row:
             Edge(Kind.INVOKE_PERMISSION, d.topic(topic), d.function(function)),
         ],
         identity=SERVICE_HAS_NO_IDENTITY,
-        resource=lambda d: calls(
-            SNS,
-            ("lambda:InvokeFunction",),
-            d.arn(d.function(function)),
-            as_service(d, source=d.topic(topic)),
+        resource=lambda d: service_calls(
+            d, SNS, ("lambda:InvokeFunction",), d.function(function), source=d.topic(topic)
         ),
         key="n/a: a Lambda subscriber needs no key permission; SNS decrypts the message it stored",
         vl_only=topic is not Topic.ERROR,
     )
 
 
-def _topic_redrive(topic: Topic) -> Row:
+def _service_dead_letters(
+    edge: str,
+    kind: Kind,
+    service: Service,
+    source: Callable[[Deployment], str],
+    *,
+    facts: Callable[[Deployment], None] = lambda d: None,
+    vl_only: bool = False,
+) -> Row:
+    """`service` sends what it could not deliver for `source` into the async failure queue, as
+    its service principal, encrypting with the stack key."""
     return Row(
-        edge=f"SNS {topic.value} subscription -> async failure queue (redrive)",
-        covers=lambda d: [Edge(Kind.SUBSCRIPTION_REDRIVE, d.topic(topic), d.async_failures)],
+        edge=edge,
+        covers=lambda d: [Edge(kind, source(d), d.async_failures)],
         identity=SERVICE_HAS_NO_IDENTITY,
-        resource=lambda d: calls(
-            SNS, ("sqs:SendMessage",), d.arn(d.async_failures), as_service(d, source=d.topic(topic))
+        resource=lambda d: service_calls(
+            d, service, ("sqs:SendMessage",), d.async_failures, source=source(d)
         ),
-        key=lambda d: calls(SNS, ENCRYPT, d.key, as_service(d, source=d.topic(topic))),
+        key=lambda d: calls(service, ENCRYPT, d.key, as_service(d, source=source(d))),
+        facts=facts,
+        vl_only=vl_only,
+    )
+
+
+def _topic_redrive(topic: Topic) -> Row:
+    return _service_dead_letters(
+        f"SNS {topic.value} subscription -> async failure queue (redrive)",
+        Kind.SUBSCRIPTION_REDRIVE,
+        SNS,
+        lambda d: d.topic(topic),
         vl_only=topic is not Topic.ERROR,
     )
 
@@ -587,8 +612,8 @@ EDGES: Final[tuple[Row, ...]] = (
         edge="S3 input bucket -> job queue (object-created events)",
         covers=lambda d: [Edge(Kind.BUCKET_NOTIFICATION, d.bucket("Input"), d.job_queue)],
         identity=SERVICE_HAS_NO_IDENTITY,
-        resource=lambda d: calls(
-            S3, ("sqs:SendMessage",), d.arn(d.job_queue), as_service(d, source=d.bucket("Input"))
+        resource=lambda d: service_calls(
+            d, S3, ("sqs:SendMessage",), d.job_queue, source=d.bucket("Input")
         ),
         key=lambda d: calls(S3, ENCRYPT, d.key, as_service(d, source=d.bucket("Input"))),
     ),
@@ -687,14 +712,11 @@ EDGES: Final[tuple[Row, ...]] = (
             },
         ),
     ),
-    Row(
-        edge="Job event bus -> async failure queue (events it cannot encrypt or decrypt)",
-        covers=lambda d: [Edge(Kind.BUS_DEAD_LETTER, d.event_bus, d.async_failures)],
-        identity=SERVICE_HAS_NO_IDENTITY,
-        resource=lambda d: calls(
-            EVENTS, ("sqs:SendMessage",), d.arn(d.async_failures), as_service(d, source=d.event_bus)
-        ),
-        key=lambda d: calls(EVENTS, ENCRYPT, d.key, as_service(d, source=d.event_bus)),
+    _service_dead_letters(
+        "Job event bus -> async failure queue (events it cannot encrypt or decrypt)",
+        Kind.BUS_DEAD_LETTER,
+        EVENTS,
+        lambda d: d.event_bus,
     ),
     _reads_vl_outcomes(
         "Completion handler -> results bucket (reads VL failure objects; 404 when missing)",
@@ -713,25 +735,20 @@ EDGES: Final[tuple[Row, ...]] = (
             Edge(Kind.INVOKE_PERMISSION, d.sweeper_rule, d.function(Function.SWEEPER)),
         ],
         identity=SERVICE_HAS_NO_IDENTITY,
-        resource=lambda d: calls(
+        resource=lambda d: service_calls(
+            d,
             EVENTS,
             ("lambda:InvokeFunction",),
-            d.arn(d.function(Function.SWEEPER)),
-            as_service(d, source=d.sweeper_rule),
+            d.function(Function.SWEEPER),
+            source=d.sweeper_rule,
         ),
         key=NO_KEY_DATA,
     ),
-    Row(
-        edge="EventBridge schedule -> async failure queue (target dead-letter queue)",
-        covers=lambda d: [Edge(Kind.RULE_DEAD_LETTER, d.sweeper_rule, d.async_failures)],
-        identity=SERVICE_HAS_NO_IDENTITY,
-        resource=lambda d: calls(
-            EVENTS,
-            ("sqs:SendMessage",),
-            d.arn(d.async_failures),
-            as_service(d, source=d.sweeper_rule),
-        ),
-        key=lambda d: calls(EVENTS, ENCRYPT, d.key, as_service(d, source=d.sweeper_rule)),
+    _service_dead_letters(
+        "EventBridge schedule -> async failure queue (target dead-letter queue)",
+        Kind.RULE_DEAD_LETTER,
+        EVENTS,
+        lambda d: d.sweeper_rule,
         facts=_sweeper_dead_letters_scoped_to_its_rule,
     ),
     Row(
@@ -845,11 +862,8 @@ EDGES: Final[tuple[Row, ...]] = (
         edge="CloudWatch scale-in alarm -> scale-in topic",
         covers=lambda d: [Edge(Kind.ALARM_ACTION, d.scale_in_alarm, d.topic(Topic.SCALE_IN))],
         identity=SERVICE_HAS_NO_IDENTITY,
-        resource=lambda d: calls(
-            CLOUDWATCH,
-            ("sns:Publish",),
-            d.arn(d.topic(Topic.SCALE_IN)),
-            as_service(d, source=d.scale_in_alarm),
+        resource=lambda d: service_calls(
+            d, CLOUDWATCH, ("sns:Publish",), d.topic(Topic.SCALE_IN), source=d.scale_in_alarm
         ),
         key=lambda d: calls(CLOUDWATCH, ENCRYPT, d.key, as_service(d, source=d.scale_in_alarm)),
         facts=_scale_in_alarm_waits_for_the_topic_policy,

@@ -8,7 +8,9 @@ import botocore.session
 from botocore.model import StringShape
 
 from idp.contract import names
-from idp.contract.names import Env, Service
+from idp.contract.env.functions import Env
+from idp.contract.env.vl import VlEnv
+from idp.contract.names import Service
 from idp.contract.topology import FUNCTIONS, SCALE_IN_ALARM_NAME_SUFFIX, Function, Topic
 from infra.vl_endpoint import INFERENCE_AMI_VERSION, SCALABLE_DIMENSION
 from tests.infra.support import Synthesized, arn_of, as_list, iter_statements, ref
@@ -43,16 +45,14 @@ def test_model_runs_the_vl_image_with_its_execution_role(full: Synthesized) -> N
     env = model["PrimaryContainer"]["Environment"]
     assert env[Env.MODEL_CACHE_BUCKET] == ref(full.logical_id("Storage/ModelCacheBucket"))
     assert env[Env.POWERTOOLS_SERVICE_NAME] == Service.VL_ENDPOINT.value
-    assert env[names.VlEnv.MAX_CONCURRENT_REQUESTS] == str(names.VL_MAX_CONCURRENT_INVOCATIONS)
-    assert env[names.VlEnv.REQUEST_TIMEOUT_SECONDS] == str(names.VL_REQUEST_TIMEOUT_SECONDS)
+    assert env[VlEnv.MAX_CONCURRENT_REQUESTS] == str(names.VL_MAX_CONCURRENT_INVOCATIONS)
+    assert env[VlEnv.REQUEST_TIMEOUT_SECONDS] == str(names.VL_REQUEST_TIMEOUT_SECONDS)
 
 
 def test_container_gives_up_on_a_request_before_sagemaker_does(full: Synthesized) -> None:
     # GIVEN the container's own request timeout and the invocation timeout the invoker passes
     _, model = full.only("AWS::SageMaker::Model")
-    container_timeout = int(
-        model["PrimaryContainer"]["Environment"][names.VlEnv.REQUEST_TIMEOUT_SECONDS]
-    )
+    container_timeout = int(model["PrimaryContainer"]["Environment"][VlEnv.REQUEST_TIMEOUT_SECONDS])
     # THEN the container's 504 (with its reason) arrives before SageMaker's bare timeout
     assert 0 < container_timeout < names.VL_INVOCATION_TIMEOUT_SECONDS
 

@@ -27,6 +27,7 @@ from idp.contract.results import Block, EngineInfo, Line, OcrResult, PageResult,
 from idp.flow.lambda_invoke import LambdaProcessorInvoker
 from idp.jobstore.store import JobStore, jobs_table_definition
 from lambdas.invoker.routing import JobRouter
+from tests.job_records import create_queued_job
 
 if TYPE_CHECKING:
     from mypy_boto3_cloudwatch import CloudWatchClient
@@ -252,13 +253,13 @@ class EmulatedAws(AwsClients):
         self, job_id: str, model: OcrModel, input_key: str, options: dict[str, Any] | None = None
     ) -> None:
         """Record a QUEUED job (language "en") for `input_key` in the input bucket."""
-        self.store.create(
-            job_id=job_id,
+        create_queued_job(
+            self.store,
+            job_id,
             model=model,
-            lang="en",
             input_bucket=INPUT_BUCKET,
             input_key=input_key,
-            options=options or {},
+            options=options,
         )
 
     def put_input(self, key: str, body: bytes = b"%PDF-1.7 test", **metadata: str) -> str:

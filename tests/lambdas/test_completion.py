@@ -12,7 +12,7 @@ from idp.contract import names
 from idp.contract.errors import CorruptDocument
 from idp.contract.jobs import DispatchedJob, ProcessorTask
 from idp.contract.names import JobStatus, OcrModel
-from idp.flow.chunks import ChunkPlan, plan_chunks, plan_key
+from idp.flow.chunks.plan import ChunkPlan, plan_chunks, plan_key
 from idp.flow.vl_submit import inference_id, manifest_key
 from lambdas.completion.recorder import Completion, CompletionRecorder
 from tests.lambdas.support import (

@@ -14,11 +14,12 @@ from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingErro
 
 from devkit.local.emulator import AwsEndpoint, EmbeddedAws
 from devkit.local.stream_source import passes_filter
+from idp.contract.env.functions import Env
 from idp.contract.errors import UnsupportedMediaType
 from idp.contract.events import EVENT_SOURCE, JOB_FINISHED, JobFinished, event_id
-from idp.contract.names import Env, OcrModel
 from idp.jobstore.store import JobStore, jobs_table_definition
 from lambdas.events import handler as events_handler
+from tests.job_records import create_queued_job, create_refused_job
 
 TABLE = "jobs"
 BUS = "job-events"
@@ -89,24 +90,13 @@ def account(emulator: AwsEndpoint, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     events_handler.publisher.cache_clear()
 
 
-def _create(store: JobStore, job_id: str) -> None:
-    store.create(
-        job_id=job_id,
-        model=OcrModel.PP_OCRV5,
-        lang="en",
-        input_bucket="in",
-        input_key=f"input/PP-OCRv5/{job_id}.png",
-        options={},
-    )
-
-
 def test_a_jobs_whole_life_on_the_stream_publishes_one_event(
     account: Account, lambda_context: Any
 ) -> None:
     # GIVEN a job created, processed, completed, then touched again once terminal (a write the
     # stack's filter passes, as its new image is terminal), and a job refused at admission
     store = account.store
-    _create(store, "job-a")
+    create_queued_job(store, "job-a", input_key="input/PP-OCRv5/job-a.png")
     store.mark_processing("job-a")
     assert store.mark_completed(
         "job-a",
@@ -120,13 +110,8 @@ def test_a_jobs_whole_life_on_the_stream_publishes_one_event(
         UpdateExpression="SET note = :n",
         ExpressionAttributeValues={":n": {"S": "later"}},
     )
-    store.create_failed(
-        job_id="job-b",
-        error=UnsupportedMediaType("not a document"),
-        model="PP-OCRv5",
-        lang="en",
-        input_bucket="in",
-        input_key="input/PP-OCRv5/b.txt",
+    create_refused_job(
+        store, "job-b", UnsupportedMediaType("not a document"), input_key="input/PP-OCRv5/b.txt"
     )
     records = account.stream_records()
 
@@ -160,7 +145,7 @@ def test_a_refused_put_fails_the_batch_so_that_it_is_retried(
     account: Account, lambda_context: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # GIVEN a completed job, and a bus name that does not exist
-    _create(account.store, "job-c")
+    create_queued_job(account.store, "job-c", input_key="input/PP-OCRv5/job-c.png")
     account.store.mark_completed("job-c", result_uri="s3://r/x", page_count=1, timings_ms={})
     passed = [r for r in account.stream_records() if passes_filter(r)]
     monkeypatch.setenv(Env.EVENT_BUS_NAME.value, "no-such-bus")

@@ -10,7 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from idp.contract import names
-from idp.contract.names import Env, JobStatus
+from idp.contract.env.functions import Env
+from idp.contract.names import JobStatus
 from lambdas.completion import handler as completion_handler
 from lambdas.invoker import handler as invoker_handler
 from lambdas.invoker.settings import InvokerSettings

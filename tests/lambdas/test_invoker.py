@@ -18,6 +18,7 @@ from idp.contract.errors import TransientError
 from idp.contract.job_record import JobRecord
 from idp.contract.jobs import DispatchedJob, JobOptions
 from idp.contract.names import JobStatus
+from idp.contract.topology import DISPATCH_LEASE_SECONDS
 from idp.jobstore.store import JobStore
 from lambdas.invoker.handler import process_batch
 from lambdas.invoker.routing import Disposition, JobRouter
@@ -410,7 +411,7 @@ def test_concurrent_deliveries_of_one_message_make_one_run(
     faults.serialize_calls(aws.table.meta.client)  # DynamoDB's per-request atomicity
     aws.put_input("doc.pdf")
     message = direct("doc.pdf", model="ocr")
-    template = make_router(vl_enabled=False, dispatch_lease_seconds=names.DISPATCH_LEASE_SECONDS)
+    template = make_router(vl_enabled=False, dispatch_lease_seconds=DISPATCH_LEASE_SECONDS)
     routers = [
         dataclasses.replace(template, store=JobStore(aws.dynamodb.Table(JOBS_TABLE)))
         for _ in range(6)

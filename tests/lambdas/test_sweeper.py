@@ -6,9 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 from idp.aws.telemetry import Telemetry
 from idp.contract.errors import StaleJob
-from idp.contract.names import JobStatus, OcrModel
+from idp.contract.names import JobStatus
 from idp.jobstore.store import JobStore
 from lambdas.sweeper.sweep import StaleJobSweeper
+from tests.job_records import create_queued_job
 from tests.lambdas.support import TEST_LOGGER, EmulatedAws
 
 LIMITS = {JobStatus.PROCESSING: timedelta(hours=1), JobStatus.QUEUED: timedelta(hours=8)}
@@ -24,14 +25,7 @@ def _sweeper(store: JobStore) -> StaleJobSweeper:
 
 
 def _job(store: JobStore, job_id: str, *, processing: bool = False) -> None:
-    store.create(
-        job_id=job_id,
-        model=OcrModel.PP_OCRV5,
-        lang="en",
-        input_bucket="in",
-        input_key=f"input/{job_id}.png",
-        options={},
-    )
+    create_queued_job(store, job_id, input_key=f"input/{job_id}.png")
     if processing:
         assert store.mark_processing(job_id)
 

@@ -76,10 +76,10 @@ def test_ppocrv6_tiny_reads_latin_and_chinese_and_refuses_japanese(models_dir: P
     # GIVEN a processor configured for PP-OCRv6 tiny (the stack's ppocrv6Size), offline weights
     from idp.contract.errors import UnsupportedLanguage
     from idp.contract.jobs import JobOptions
-    from idp.document.ocr.engine_settings import EngineSettings
-    from idp.document.ocr.model_cache import ModelCache
-    from idp.document.ocr.paddle_engines import EngineRegistry
+    from idp.document.ocr.models.cache import ModelCache
     from idp.document.ocr.pipeline import ocr_document
+    from idp.document.ocr.registry import EngineRegistry
+    from idp.document.ocr.settings import EngineSettings
 
     cache = ModelCache(s3=None, bucket=None, search_roots=[models_dir])
     registry = EngineRegistry(

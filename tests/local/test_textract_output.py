@@ -16,8 +16,8 @@ from idp.contract.jobs import JobOptions
 from idp.contract.names import JobStatus, OcrModel
 from idp.contract.results import PageResult
 from idp.flow.textract_json import TextractWriter
+from tests.docs_samples import integrate_sample
 from tests.local_runs import running_pipeline
-from tests.readme_samples import integrate_sample
 
 pytestmark = pytest.mark.ocr
 
@@ -116,7 +116,7 @@ def test_result_textract_json_reads_in_textractor_as_the_job_read_it(
     writer.close(model_version=OcrModel.PP_OCRV5.value)
     assert json.loads(out.getvalue()) == textract[chunked.job_id]
     assert (downloaded.parent / "result.textract.json").is_file()
-    # The README's sample, run as written on the letter's file, reads its first page.
+    # The Integrate page's sample, run as written on the letter's file, reads its first page.
     monkeypatch.chdir(tmp_path)
     (tmp_path / "result.textract.json").write_text(json.dumps(textract[scanned.job_id]))
     scope: dict[str, Any] = {}

@@ -20,11 +20,11 @@ from moto import mock_aws
 from idp.contract.job_record import JobRecord
 from idp.contract.jobs import DispatchedJob, JobOptions
 from idp.contract.names import OcrModel
-from idp.document.ocr.catalogue import OFFLINE_MODELS
-from idp.document.ocr.engine_settings import EngineSettings
-from idp.document.ocr.model_cache import ModelCache
-from idp.document.ocr.onnx_export import export_onnx
-from idp.document.ocr.paddle_engines import EngineRegistry
+from idp.document.ocr.models.cache import ModelCache
+from idp.document.ocr.models.catalogue import OFFLINE_MODELS
+from idp.document.ocr.models.onnx_export import export_onnx
+from idp.document.ocr.registry import EngineRegistry
+from idp.document.ocr.settings import EngineSettings
 from idp.flow.lambda_invoke import ProcessorInvoker
 from idp.flow.vl_submit import VlEndpointSubmitter
 from idp.jobstore.store import JobStore, jobs_table_definition

@@ -32,8 +32,8 @@ from idp.contract.results import (
     SourceInfo,
     result_key,
 )
-from idp.document.ocr.paddle_engines import EngineRegistry
-from idp.flow.chunks import ChunkPlan, plan_key
+from idp.document.ocr.registry import EngineRegistry
+from idp.flow.chunks.plan import ChunkPlan, plan_key
 from ocr_processor_image import handler
 from ocr_processor_image.job import process_job
 from tests.pdftext import pdf_text

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import tarfile
 import time
 from pathlib import Path
 
@@ -12,7 +10,8 @@ from typer.testing import CliRunner, Result
 
 from devkit.cli.main import app
 from idp.contract.errors import ModelUnavailable
-from idp.document.ocr.model_cache import ModelCache, archive_key, sync
+from idp.document.ocr.models.cache import ModelCache, archive_key, sync
+from tests.archives import tar_gz
 from tests.processor.conftest import CACHE_BUCKET, Aws
 
 MODEL = "PP-OCRv5_mobile_det"
@@ -76,21 +75,6 @@ def test_tampered_archive_is_refused(aws: Aws, tmp_path: Path) -> None:
     assert not (tmp_path / "root" / MODEL).exists()
 
 
-def _tar(members: dict[str, bytes], links: dict[str, str] | None = None) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-        for name, target in (links or {}).items():
-            info = tarfile.TarInfo(name)
-            info.type = tarfile.SYMTYPE
-            info.linkname = target
-            tar.addfile(info)
-    return buffer.getvalue()
-
-
 def _put_with_sidecar(aws: Aws, body: bytes) -> None:
     import hashlib
 
@@ -103,7 +87,7 @@ def _put_with_sidecar(aws: Aws, body: bytes) -> None:
 def test_archive_verified_by_a_sidecar_checksum_is_accepted(aws: Aws, tmp_path: Path) -> None:
     _put_with_sidecar(
         aws,
-        _tar({f"{MODEL}/inference.yml": b"Global: {}", f"{MODEL}/inference.pdiparams": b"w"}),
+        tar_gz({f"{MODEL}/inference.yml": b"Global: {}", f"{MODEL}/inference.pdiparams": b"w"}),
     )
     fetched = _cache(aws, tmp_path).fetch(MODEL)
     assert (fetched / "inference.pdiparams").read_bytes() == b"w"
@@ -124,7 +108,7 @@ def test_unsafe_archive_is_refused(
     links: dict[str, str] | None,
     reason: str,
 ) -> None:
-    _put_with_sidecar(aws, _tar(members, links))
+    _put_with_sidecar(aws, tar_gz(members, links))
     with pytest.raises(ModelUnavailable, match=reason):
         _cache(aws, tmp_path / "root").fetch(MODEL)
     assert not (tmp_path / "evil.txt").exists()

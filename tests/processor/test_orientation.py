@@ -26,25 +26,20 @@ from idp.contract.jobs import JobOptions
 from idp.contract.names import OcrModel
 from idp.contract.results import Block, EngineInfo, PageResult, Rotation
 from idp.document.decode import PageImage, open_document
-from idp.document.ocr.catalogue import TEXTLINE_ORIENTATION_MODEL
 from idp.document.ocr.engine import OcrEngine, PageContent
-from idp.document.ocr.engine_settings import EngineSettings
-from idp.document.ocr.model_cache import ModelCache
-from idp.document.ocr.orientation import (
+from idp.document.ocr.models.cache import ModelCache
+from idp.document.ocr.models.catalogue import TEXTLINE_ORIENTATION_MODEL
+from idp.document.ocr.paddle.classifiers import (
     OFFLINE_MODEL_NAME,
     OnnxLineOrientation,
     OnnxOrientationClassifier,
-    OrientationModels,
-    OrientedEngine,
-    content_on_original,
-    point_on_original,
-    turn_upright,
 )
-from idp.document.ocr.paddle_engines import (
-    build_orientation_classifier,
-    build_orientation_models,
-)
+from idp.document.ocr.paddle.engines import build_orientation_classifier, build_orientation_models
+from idp.document.ocr.page import Reader, read_page
 from idp.document.ocr.pipeline import ocr_document
+from idp.document.ocr.settings import EngineSettings
+from idp.document.ocr.steps.geometry import content_on_original, point_on_original, turn_upright
+from idp.document.ocr.steps.orientation import OrientationModels
 from tests.placement import ink_inside_boxes, page_as_rendered, reading_direction
 from tests.processor.conftest import WarmEngines
 
@@ -315,14 +310,14 @@ def test_without_the_line_model_the_check_rests_on_recognition() -> None:
 
 # -- real OCR: pages really turned ---------------------------------------------------------------
 @pytest.fixture
-def oriented(warm_engines: WarmEngines) -> OcrEngine:
+def oriented(warm_engines: WarmEngines) -> Reader:
     return warm_engines.registry.get(OcrModel.PP_OCRV5, "en", JobOptions())
 
 
 @pytest.mark.ocr
 @pytest.mark.parametrize("turns", QUARTER_TURNS)
 def test_a_turned_image_is_read_upright_with_boxes_on_the_uploaded_page(
-    oriented: OcrEngine, turns: int
+    oriented: Reader, turns: int
 ) -> None:
     # GIVEN a PNG scanned sideways or upside down
     data = encode(_turned(_upright_page(), turns), "PNG")
@@ -335,7 +330,7 @@ def test_a_turned_image_is_read_upright_with_boxes_on_the_uploaded_page(
 
 
 @pytest.mark.ocr
-def test_a_pdf_with_pages_at_every_angle_reads_each_page_upright(oriented: OcrEngine) -> None:
+def test_a_pdf_with_pages_at_every_angle_reads_each_page_upright(oriented: Reader) -> None:
     # GIVEN a four-page scanned PDF: upright, turned a quarter, upside down, turned three quarters
     pages = [_turned(_upright_page(), turns) for turns in QUARTER_TURNS]
     data = encode_pages(pages, "PDF", resolution=144.0)
@@ -350,7 +345,7 @@ def test_a_pdf_with_pages_at_every_angle_reads_each_page_upright(oriented: OcrEn
 @pytest.mark.parametrize("turns", [1, 2, 3])
 @pytest.mark.parametrize("name", ["chart", "one-line-page"])
 def test_a_page_with_little_text_really_turned_is_read_upright(
-    oriented: OcrEngine, name: str, turns: int
+    oriented: Reader, name: str, turns: int
 ) -> None:
     # GIVEN a chart or a one-line page scanned sideways or upside down (the classifier alone
     # proposes a wrong turn for some: the one-line page at every turn, the chart upside down)
@@ -367,7 +362,7 @@ def test_a_page_with_little_text_really_turned_is_read_upright(
 @pytest.mark.ocr
 @pytest.mark.parametrize("name", list(UPRIGHT_PAGES))
 def test_an_upright_page_with_little_text_stays_upright_with_its_text(
-    oriented: OcrEngine, name: str
+    oriented: Reader, name: str
 ) -> None:
     # GIVEN an upright page with little text (charts and a one-line page that the page
     # classifier alone would turn)
@@ -380,11 +375,11 @@ def test_an_upright_page_with_little_text_stays_upright_with_its_text(
 
 
 @pytest.mark.ocr
-def test_the_decision_and_its_evidence_are_recorded_on_the_page(oriented: OcrEngine) -> None:
+def test_the_decision_and_its_evidence_are_recorded_on_the_page(oriented: Reader) -> None:
     # GIVEN an upright chart that the page classifier takes for upside down
     image, _ = UPRIGHT_PAGES["chart"]()
     # WHEN it is recognized
-    content = oriented.recognize(PageImage(page=1, pixels=np.asarray(image)))
+    content = read_page(oriented, PageImage(page=1, pixels=np.asarray(image)))
     # THEN the page says what was proposed, what was decided, why, and on what evidence
     check = content.orientation
     assert check is not None
@@ -401,11 +396,11 @@ def test_the_decision_and_its_evidence_are_recorded_on_the_page(oriented: OcrEng
 
 @pytest.mark.ocr
 def test_an_upright_text_page_costs_one_reading_and_is_not_contested(
-    oriented: OcrEngine,
+    oriented: Reader,
 ) -> None:
     # GIVEN an ordinary upright page of text
     # WHEN it is recognized
-    content = oriented.recognize(PageImage(page=1, pixels=np.asarray(_upright_page())))
+    content = read_page(oriented, PageImage(page=1, pixels=np.asarray(_upright_page())))
     # THEN classifier, geometry and line votes agree on 0°: one reading, nothing contested
     check = content.orientation
     assert check is not None
@@ -415,13 +410,13 @@ def test_an_upright_text_page_costs_one_reading_and_is_not_contested(
 
 @pytest.mark.ocr
 def test_a_page_that_reads_as_well_upside_down_is_left_as_uploaded_and_contested(
-    oriented: OcrEngine,
+    oriented: Reader,
 ) -> None:
     # GIVEN a page scanned upside down whose one line reads as well either way up
     image = render_page(["SOS 808 NOON"], size=(1700, 2200), font_size=34, margin=400)
     turned = np.asarray(_turned(image, 2))
     # WHEN it is recognized
-    content = oriented.recognize(PageImage(page=1, pixels=turned))
+    content = read_page(oriented, PageImage(page=1, pixels=turned))
     # THEN it is not turned on a coin toss: left as uploaded, its text kept, marked contested
     check = content.orientation
     assert check is not None
@@ -455,10 +450,10 @@ def test_an_engine_that_cannot_read_lines_alone_decides_by_reading_the_page_agai
     plain = warm_engines.registry.get(
         OcrModel.PP_OCRV5, "en", JobOptions(use_doc_orientation_classify=False)
     )
-    engine = OrientedEngine(_PageReaderOnly(plain), orientation_models)
+    engine = Reader(_PageReaderOnly(plain.engine), orientation_models)
     image, words = UPRIGHT_PAGES["one-line-page"]()
     # WHEN it is recognized upright and upside down
-    content = engine.recognize(PageImage(page=1, pixels=np.asarray(_turned(image, turns))))
+    content = read_page(engine, PageImage(page=1, pixels=np.asarray(_turned(image, turns))))
     # THEN the page, read again the other way, decides: read upright either way, with its text
     assert content.orientation is not None
     assert (content.rotation, content.orientation.reads) == (expected, 2)
@@ -467,7 +462,7 @@ def test_an_engine_that_cannot_read_lines_alone_decides_by_reading_the_page_agai
 
 @pytest.mark.ocr
 def test_no_page_of_a_250_page_pdf_of_one_line_pages_is_turned(
-    offline_classifier: OnnxOrientationClassifier, oriented: OcrEngine
+    offline_classifier: OnnxOrientationClassifier, oriented: Reader
 ) -> None:
     # GIVEN a 250-page scanned PDF whose upright pages each hold one line of text
     data = one_line_pdf(250)
@@ -480,7 +475,7 @@ def test_no_page_of_a_250_page_pdf_of_one_line_pages_is_turned(
         for page in document.pages():
             at_risk = offline_classifier.propose(page.pixels).rotation != 0
             if at_risk or page.page % 50 == 1:
-                content = oriented.recognize(page)
+                content = read_page(oriented, page)
                 rotations[page.page] = content.rotation
                 text = " ".join(line.text for line in content.lines)
                 errors[page.page] = character_error_rate(texts[page.page - 1], text)

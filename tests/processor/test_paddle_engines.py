@@ -19,12 +19,12 @@ import yaml  # type: ignore[import-untyped]
 
 from idp.contract.errors import EngineFailure, ModelUnavailable, UnsupportedLanguage
 from idp.contract.jobs import JobOptions
-from idp.contract.names import SUPPORTED_LANGUAGES, OcrModel
+from idp.contract.languages import SUPPORTED_LANGUAGES
+from idp.contract.names import OcrModel
 from idp.contract.results import EngineInfo
 from idp.document.decode import PageImage
-from idp.document.ocr.engine_settings import EngineSettings, choose_runtime
-from idp.document.ocr.model_cache import ModelCache
-from idp.document.ocr.model_choice import (
+from idp.document.ocr.models.cache import ModelCache
+from idp.document.ocr.models.choice import (
     ocr_model_names,
     ppocrv6_languages,
     ppocrv6_model_names,
@@ -32,9 +32,11 @@ from idp.document.ocr.model_choice import (
     resolve_models,
     structure_model_names,
 )
-from idp.document.ocr.paddle_engines import PPStructureV3Engine, engine_key
-from idp.document.ocr.paddle_kwargs import engine_kwargs
-from idp.document.ocr.paddle_output import structure_page_content
+from idp.document.ocr.paddle.engines import PPStructureV3Engine
+from idp.document.ocr.paddle.kwargs import choose_runtime, engine_kwargs
+from idp.document.ocr.paddle.output import structure_page_content
+from idp.document.ocr.registry import engine_key
+from idp.document.ocr.settings import EngineSettings
 from tests.processor.conftest import CACHE_BUCKET, Aws
 
 SETTINGS = EngineSettings()
@@ -181,8 +183,8 @@ def test_page_orientation_is_not_left_to_paddleocr() -> None:
     # WHEN the engines' PaddleOCR arguments are made
     roles = ocr_model_names("en", options, SETTINGS)
     dirs = {role: (name, Path("/models") / name) for role, name in roles.items()}
-    # THEN PaddleOCR does not turn pages itself (idp.document.ocr.orientation does, in front of
-    # it, so boxes can be mapped back onto the page as uploaded)
+    # THEN PaddleOCR does not turn pages itself (steps/orientation.py does, around the engine,
+    # so boxes can be mapped back onto the page as uploaded)
     assert "doc_orientation_classify" not in roles
     for model in (OcrModel.PP_OCRV5, OcrModel.PP_STRUCTUREV3):
         kwargs = engine_kwargs(model, dirs, options, SETTINGS)

@@ -10,7 +10,7 @@ from botocore.exceptions import ClientError
 
 from devkit import synthetic
 from idp.contract.names import JobStatus, OcrModel
-from idp.document.ocr.paddle_engines import EngineRegistry
+from idp.document.ocr.registry import EngineRegistry
 from ocr_processor_image import handler
 from ocr_processor_image.job import process_job
 from ocr_processor_image.warm_state import WarmState

@@ -13,8 +13,8 @@ from devkit.textmetrics import character_error_rate
 from idp.contract import names
 from idp.contract.names import JobStatus
 from idp.contract.results import OcrResult
-from idp.document.ocr.catalogue import TEXTLINE_ORIENTATION_MODEL
-from idp.document.ocr.orientation import OFFLINE_MODEL_NAME
+from idp.document.ocr.models.catalogue import TEXTLINE_ORIENTATION_MODEL
+from idp.document.ocr.paddle.classifiers import OFFLINE_MODEL_NAME
 from tests.processor.conftest import RESULTS_BUCKET, Aws, Invoke, WarmEngines
 
 pytestmark = pytest.mark.ocr
@@ -137,7 +137,7 @@ def test_bad_input_fails_with_its_code_and_the_warm_worker_then_completes_a_good
     invoke_warm: Invoke,
 ) -> None:
     # GIVEN a warm processor (engine already loaded) and a bad input
-    engine_before = warm_engines.registry.get(names.OcrModel.PP_OCRV5, "en")
+    engine_before = warm_engines.registry.get(names.OcrModel.PP_OCRV5, "en").engine
     bad = aws.create_job(f"input/PP-OCRv5/{name}", make())
 
     # WHEN it is processed
@@ -156,4 +156,4 @@ def test_bad_input_fails_with_its_code_and_the_warm_worker_then_completes_a_good
     good = aws.create_job("input/PP-OCRv5/good.png", data)
     assert invoke_warm(good)["status"] == JobStatus.COMPLETED
     assert aws.record(good.job_id)["status"] == JobStatus.COMPLETED
-    assert warm_engines.registry.get(names.OcrModel.PP_OCRV5, "en") is engine_before
+    assert warm_engines.registry.get(names.OcrModel.PP_OCRV5, "en").engine is engine_before

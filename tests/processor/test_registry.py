@@ -14,10 +14,10 @@ from idp.contract.names import OcrModel
 from idp.contract.results import EngineInfo, Line
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import OcrEngine, PageContent
-from idp.document.ocr.engine_settings import EngineSettings
-from idp.document.ocr.model_choice import ModelResolver
-from idp.document.ocr.orientation import OFFLINE_MODEL_NAME
-from idp.document.ocr.paddle_engines import EngineRegistry
+from idp.document.ocr.models.choice import ModelResolver
+from idp.document.ocr.paddle.classifiers import OFFLINE_MODEL_NAME
+from idp.document.ocr.registry import EngineRegistry
+from idp.document.ocr.settings import EngineSettings
 
 
 class StaticEngine:
@@ -67,7 +67,7 @@ def test_engine_is_built_on_first_use_and_reused() -> None:
     first = registry.get(OcrModel.PP_OCRV5, "en", JobOptions())
     second = registry.get(OcrModel.PP_OCRV5, "en", JobOptions(pdf_scale=1.0))
     # THEN one engine was built and reused
-    assert first is second
+    assert first.engine is second.engine
     assert len(factory.built) == 1
 
 
@@ -77,7 +77,7 @@ def test_language_and_engine_options_get_their_own_engine() -> None:
     en = registry.get(OcrModel.PP_OCRV5, "en")
     fr = registry.get(OcrModel.PP_OCRV5, "fr")
     rotated = registry.get(OcrModel.PP_OCRV5, "en", JobOptions(use_textline_orientation=True))
-    assert len({id(en), id(fr), id(rotated)}) == 3
+    assert len({id(en.engine), id(fr.engine), id(rotated.engine)}) == 3
     assert len(factory.built) == 3
 
 
@@ -101,11 +101,14 @@ def test_orientation_on_and_off_share_one_warm_engine() -> None:
     # WHEN a job reads pages upright (the default) and another turns that off
     oriented = registry.get(OcrModel.PP_OCRV5, "en", JobOptions())
     as_given = registry.get(OcrModel.PP_OCRV5, "en", JobOptions(use_doc_orientation_classify=False))
-    # THEN one engine was built; the first sits behind the page orientation step
+    # THEN one engine was built; the first job's pages also go through the orientation step,
+    # whose models are built once
     assert len(factory.built) == 1
-    assert isinstance(as_given, StaticEngine)
+    assert oriented.engine is as_given.engine
+    assert isinstance(as_given.engine, StaticEngine)
+    assert as_given.orientation is None
     assert oriented.info.models == ["none", OFFLINE_MODEL_NAME]
-    assert registry.get(OcrModel.PP_OCRV5, "en") is oriented
+    assert registry.get(OcrModel.PP_OCRV5, "en") == oriented
 
 
 def test_model_without_a_factory_is_unsupported_here() -> None:
@@ -146,10 +149,10 @@ def test_a_slow_build_does_not_hold_up_a_warm_engine() -> None:
         # WHEN another job asks for the warm engine meanwhile
         english = pool.submit(registry.get, OcrModel.PP_OCRV5, "en", AS_GIVEN)
         # THEN it gets it while "fr" is still being built
-        assert english.result(timeout=WAIT_S) is warm
+        assert english.result(timeout=WAIT_S).engine is warm.engine
         assert not french.done()
         factory.release.set()
-        assert isinstance(french.result(timeout=WAIT_S), StaticEngine)
+        assert isinstance(french.result(timeout=WAIT_S).engine, StaticEngine)
     assert [lang for lang, _ in factory.built] == ["en", "fr"]
 
 
@@ -164,5 +167,5 @@ def test_concurrent_first_uses_of_one_engine_build_it_once() -> None:
         second = pool.submit(registry.get, OcrModel.PP_OCRV5, "fr", AS_GIVEN)
         factory.release.set()
         # THEN both get the one engine that was built
-        assert first.result(timeout=WAIT_S) is second.result(timeout=WAIT_S)
+        assert first.result(timeout=WAIT_S).engine is second.result(timeout=WAIT_S).engine
     assert len(factory.built) == 1

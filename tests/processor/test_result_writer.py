@@ -26,7 +26,7 @@ from idp.contract.jobs import DispatchedJob, EndpointResult, ProcessorTask
 from idp.contract.names import JobStatus, OcrModel
 from idp.contract.results import OcrResult, result_key
 from idp.flow import result_files
-from idp.flow.chunks import ChunkPlan, plan_key
+from idp.flow.chunks.plan import ChunkPlan, plan_key
 from ocr_processor_image.job import process_job
 from ocr_processor_image.warm_state import WarmState
 from tests.processor.conftest import RESULTS_BUCKET, Aws, WarmEngines

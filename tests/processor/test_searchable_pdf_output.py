@@ -14,7 +14,7 @@ from idp.contract import names
 from idp.contract.jobs import DispatchedJob, JobOptions
 from idp.contract.names import JobStatus
 from idp.contract.results import Line, OcrResult, PageResult
-from idp.flow.chunks import searchable_part_key
+from idp.flow.chunks.plan import searchable_part_key
 from ocr_processor_image.result_pdf import merge_searchable_parts, upload_searchable_pdf
 from tests.pdftext import assert_words_in_boxes, pdf_text, read_pages
 from tests.processor.conftest import RESULTS_BUCKET, Aws, Invoke

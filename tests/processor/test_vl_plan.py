@@ -15,8 +15,8 @@ from devkit.synthetic import long_pdf
 from idp.contract import names
 from idp.contract.jobs import DispatchedJob
 from idp.contract.names import JobStatus, OcrModel
-from idp.document.ocr.paddle_engines import EngineRegistry
-from idp.flow.chunks import part_pdf_key
+from idp.document.ocr.registry import EngineRegistry
+from idp.flow.chunks.plan import part_pdf_key
 from ocr_processor_image.job import process_job
 from ocr_processor_image.outcome import InvocationOutcome, InvocationStatus
 from tests.processor.conftest import RESULTS_BUCKET, Aws

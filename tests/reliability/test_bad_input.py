@@ -22,6 +22,7 @@ from devkit import synthetic
 from idp.contract import names
 from idp.contract.job_record import JobRecord
 from idp.contract.names import JobStatus, OcrModel
+from idp.contract.topology import QUEUE_MAX_RECEIVE_COUNT
 from tests.local_runs import wait_for
 from tests.reliability.conftest import (
     MAX_INPUT_BYTES,
@@ -231,7 +232,7 @@ def test_message_naming_no_job_goes_to_the_dlq(
     message = dead_letters[case]
     assert message["Body"] == UNNAMEABLE[case]
     receives = int(message["Attributes"]["ApproximateReceiveCount"])
-    assert receives >= names.QUEUE_MAX_RECEIVE_COUNT
+    assert receives >= QUEUE_MAX_RECEIVE_COUNT
 
 
 def test_unnameable_messages_leave_no_job_record_and_no_retry_loop(

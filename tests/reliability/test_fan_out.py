@@ -7,8 +7,7 @@ right after it claimed the merge, a chunk's environment dying on every attempt.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from devkit.textmetrics import character_error_rate
 from idp.contract import names
 from idp.contract.job_record import JobRecord
 from idp.contract.names import JobStatus, OcrModel
-from tests.local_runs import running_pipeline
+from tests.local_runs import running_chunked_pipeline
 from tests.pdftext import pdf_text, read_pages
 
 pytestmark = pytest.mark.ocr
@@ -31,20 +30,10 @@ JOB_TIMEOUT_S = 300.0
 CHUNK_PAGES = 3
 
 
-@contextmanager
-def running(tmp_path: Path, models_dir: Path, faults: Faults) -> Iterator[LocalPipeline]:
-    with running_pipeline(
-        tmp_path / "work",
-        models_dir,
-        vl_enabled=False,
-        visibility_timeout_seconds=2,
-        async_retry_delay_seconds=0.2,
-        processor_concurrency=2,
-        chunk_pages=CHUNK_PAGES,
-        quiet_functions=True,
-        faults=faults,
-    ) as pipeline:
-        yield pipeline
+def running(
+    tmp_path: Path, models_dir: Path, faults: Faults
+) -> AbstractContextManager[LocalPipeline]:
+    return running_chunked_pipeline(tmp_path / "work", models_dir, faults, chunk_pages=CHUNK_PAGES)
 
 
 def _pages(count: int, *, offset: int = 0) -> tuple[list[Image.Image], list[str]]:

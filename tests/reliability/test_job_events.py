@@ -17,7 +17,7 @@ from devkit.synthetic import encode, pdf_pages, render_page
 from idp.contract import names
 from idp.contract.events import EVENT_SOURCE, JOB_FINISHED, JobFinished
 from idp.contract.names import JobStatus, OcrModel
-from tests.local_runs import running_pipeline, wait_for
+from tests.local_runs import running_chunked_pipeline, running_pipeline, wait_for
 
 pytestmark = pytest.mark.ocr
 
@@ -104,17 +104,7 @@ def test_a_chunked_job_under_duplicate_chunk_events_and_a_crashed_merge_publishe
     path = tmp_path / "ledger.pdf"
     path.write_bytes(pdf_pages(pages))
     faults = Faults(duplicate_chunk_events=2, merge_crashes=1)
-    with running_pipeline(
-        tmp_path / "work",
-        models_dir,
-        vl_enabled=False,
-        visibility_timeout_seconds=2,
-        async_retry_delay_seconds=0.2,
-        processor_concurrency=2,
-        chunk_pages=3,
-        quiet_functions=True,
-        faults=faults,
-    ) as pipeline:
+    with running_chunked_pipeline(tmp_path / "work", models_dir, faults, chunk_pages=3) as pipeline:
         client = pipeline.client()
         submitted = client.submit(path, model=OcrModel.PP_OCRV5)
 

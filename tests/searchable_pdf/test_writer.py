@@ -15,7 +15,7 @@ from pypdf.generic import ArrayObject, DictionaryObject, NameObject
 
 from devkit import synthetic
 from idp.contract.results import Block, Line, PageResult, Quad, Rotation
-from idp.document.ocr.orientation import quad_on_original
+from idp.document.ocr.steps.geometry import quad_on_original
 from idp.document.searchable_pdf import concatenate_pdfs, write_searchable_pdf
 from tests.pdftext import assert_words_in_boxes, pdf_text, read_pages
 

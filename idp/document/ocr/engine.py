@@ -21,8 +21,8 @@ class PageContent:
     lines: list[Line] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
     markdown: str | None = None
-    # Degrees the page was turned counter-clockwise to read it (idp.document.ocr.orientation), and
-    # what finding that out cost; 0 where no orientation step ran.
+    # Degrees the page was turned counter-clockwise to read it (steps/orientation.py), and what
+    # finding that out cost; 0 where no orientation step ran.
     rotation: Rotation = 0
     orientation_ms: float = 0.0
     orientation: OrientationCheck | None = None  # the decision and its evidence, where checked

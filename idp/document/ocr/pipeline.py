@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from idp.contract import names
 from idp.contract.jobs import JobOptions
 from idp.contract.names import MediaType
-from idp.contract.results import PageQuality, PageResult, SourceInfo
-from idp.document.decode import Document, PageImage, open_document
-from idp.document.ocr.engine import MultiPageEngine, OcrEngine, PageContent
-from idp.document.ocr.quality import assess_page, retry_scale, second_read_is_better
+from idp.contract.results import PageResult, SourceInfo
+from idp.document.decode import PageImage, open_document
+from idp.document.ocr.engine import MultiPageEngine, OcrEngine
+from idp.document.ocr.page import Reader, read_pages
 from idp.document.text_layer.page import PageReader
 
 
@@ -50,7 +50,7 @@ class DocumentOcr:
 def ocr_document(
     data: bytes,
     *,
-    engine: OcrEngine,
+    engine: OcrEngine | Reader,
     options: JobOptions,
     max_pages: int = names.DEFAULT_MAX_PAGES,
     page_batch: int = 1,
@@ -60,50 +60,45 @@ def ocr_document(
     on_pages_done: Callable[[int], None] | None = None,
     read_page: PageReader | None = None,
 ) -> DocumentOcr:
-    """OCR every page of a PDF/PNG/JPEG/TIFF/BMP/WEBP document with a ready engine.
+    """OCR every page of a PDF/PNG/JPEG/TIFF/BMP/WEBP document, each page read step by step by
+    idp.document.ocr.page (verdict and second read included). A bare engine reads pages as
+    uploaded; a Reader from the registry checks their orientation too.
 
     Pages are rasterized lazily (a PDF page at the scale its content asks for, never below
-    `options.pdf_scale`: idp.document.render_scale), so at most `page_batch` page
-    images are held at a time; an engine that takes several pages at once (MultiPageEngine)
-    gets them `page_batch` at a time so their work overlaps. Raises the JobError subclasses of
-    idp.contract.errors for unusable input (EMPTY_INPUT, UNSUPPORTED_MEDIA_TYPE, CORRUPT_DOCUMENT,
-    ENCRYPTED_DOCUMENT, NO_PAGES, TOO_MANY_PAGES, IMAGE_TOO_LARGE) and EngineFailure when the
-    engine fails on a page.
+    `options.pdf_scale`: idp.document.render_scale), so at most `page_batch` page images are
+    held at a time; an engine that takes several pages at once (MultiPageEngine) gets them
+    `page_batch` at a time so their work overlaps. Raises the JobError subclasses of
+    idp.contract.errors for unusable input (EMPTY_INPUT, UNSUPPORTED_MEDIA_TYPE,
+    CORRUPT_DOCUMENT, ENCRYPTED_DOCUMENT, NO_PAGES, TOO_MANY_PAGES, IMAGE_TOO_LARGE) and
+    EngineFailure when the engine fails on a page.
 
     A chunk of a larger document OCRs pages `first_page`..`last_page` only; when `data` is the
     chunk's own PDF, `page_offset` numbers its pages as in the whole document. `on_pages_done`
     hears how many pages are done after each batch (progress).
 
     `read_page` (idp.document.text_layer.page.page_reader) sees each PDF page first: a page it
-    returns is taken as it is (read from the text layer, never rasterized at full size nor OCR'd); a
-    page it declines (None) is OCR'd. Pages stay in document order either way.
-
-    Every OCR'd page gets its quality verdict (idp.document.ocr.quality); a doubtful PDF page
-    that more pixels may cure is read once more at a higher scale, and the better read kept.
+    returns is taken as it is (read from the text layer, never rasterized at full size nor
+    OCR'd); a page it declines (None) is OCR'd. Pages stay in document order either way.
     """
+    reader = engine if isinstance(engine, Reader) else Reader(engine)
     sha256 = hashlib.sha256(data).hexdigest()
     started = time.perf_counter()
     seconds = {"rasterize": 0.0, "ocr": 0.0, "text_layer": 0.0, "retry": 0.0}
     orientation_ms = 0.0
     pages: list[PageResult] = []
-    batch_size = page_batch if isinstance(engine, MultiPageEngine) else 1
+    several = reader.orientation is None and isinstance(reader.engine, MultiPageEngine)
+    batch_size = page_batch if several else 1
     batch: list[PageImage] = []
 
     def recognize_batch() -> None:
         nonlocal orientation_ms
         if not batch:
             return
-        tick = time.perf_counter()
-        if isinstance(engine, MultiPageEngine) and len(batch) > 1:
-            contents = engine.recognize_pages(batch)
-        else:
-            contents = [engine.recognize(image) for image in batch]
-        seconds["ocr"] += time.perf_counter() - tick
-        orientation_ms += sum(content.orientation_ms for content in contents)
-        pages.extend(
-            _judged_page(document, engine, image, content, seconds)
-            for image, content in zip(batch, contents, strict=True)
-        )
+        done = read_pages(reader, batch, document.render_again)
+        seconds["ocr"] += done.ocr_s
+        seconds["retry"] += done.retry_s
+        orientation_ms += done.orientation_ms
+        pages.extend(done.pages)
         batch.clear()  # let the pages' pixels go before the next ones are rendered
         if on_pages_done is not None:
             on_pages_done(len(pages))
@@ -150,61 +145,3 @@ def ocr_document(
             if value or stage != "retry"  # "retry" only where a page was read again
         },
     )
-
-
-def _judged_page(
-    document: Document,
-    engine: OcrEngine,
-    image: PageImage,
-    content: PageContent,
-    seconds: dict[str, float],
-) -> PageResult:
-    """The page's result with its quality verdict, after a second read where one is worth it
-    (its time added to `seconds["retry"]`)."""
-    quality = assess_page(image.pixels, content, image.render)
-    if retry_scale(image, quality) is not None:
-        tick = time.perf_counter()
-        image, content, quality = _read_again(document, engine, image, content, quality)
-        seconds["retry"] += time.perf_counter() - tick
-    return _page_result(image, content, quality)
-
-
-def _page_result(image: PageImage, content: PageContent, quality: PageQuality) -> PageResult:
-    return PageResult(
-        page=image.page,
-        width=image.width,
-        height=image.height,
-        rotation=content.rotation,
-        lines=content.lines,
-        blocks=content.blocks,
-        markdown=content.markdown,
-        orientation=content.orientation,
-        render=image.render,
-        quality=quality,
-    )
-
-
-def _read_again(
-    document: Document,
-    engine: OcrEngine,
-    image: PageImage,
-    content: PageContent,
-    quality: PageQuality,
-) -> tuple[PageImage, PageContent, PageQuality]:
-    """A doubtful PDF page read once more at the higher scale `retry_scale` names; the better of
-    the two reads is kept, and its verdict says that the retry happened and which read won."""
-    scale = retry_scale(image, quality)
-    if scale is None or image.render is None:
-        return image, content, quality
-    was = image.render.scale
-    why = ", ".join(quality.reasons)
-    again = document.render_again(
-        image, scale=scale, reason=f"{image.render.reason}; read again at {scale:g}x ({why})"
-    )
-    second = engine.recognize(again)
-    second_quality = assess_page(again.pixels, second, again.render)
-    if second_read_is_better(quality, second_quality):
-        retried = f"read again at {scale:g}x (was {was:g}x: {why}); the second read kept"
-        return again, second, second_quality.model_copy(update={"retried": retried})
-    retried = f"read again at {scale:g}x ({why}); the first read kept"
-    return image, content, quality.model_copy(update={"retried": retried})

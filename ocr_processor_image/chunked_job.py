@@ -17,8 +17,8 @@ Each chunk's pages are then read, here (`run_chunk`) or at the VL endpoint (endp
 `commit_chunk` takes them from there, exactly once under duplicates, retries and crashes:
 - a chunk whose job has ended does nothing (another chunk failed it, or it completed);
 - a chunk counted before is not read again; counting and claiming the merge are
-  idp/flow/fan_in.py's (a merge that crashes is redone by Lambda's retry of the same event, whose
-  request id takes the merge lease back at once);
+  idp.flow.chunks.fan_in's (a merge that crashes is redone by Lambda's retry of the same
+  event, whose request id takes the merge lease back at once);
 - a user error in any chunk (a damaged page) fails the whole job with that error's code; the
   other chunks then find the job ended. A chunk that crashes on every attempt reaches the
   on-failure destination, and the completion handler fails the job naming its pages.
@@ -44,7 +44,8 @@ from idp.contract.timestamps import ms, utc_now
 from idp.document.decode import open_document
 from idp.document.ocr.pipeline import ocr_document
 from idp.document.text_layer.page import text_layer_reader
-from idp.flow.chunks import (
+from idp.flow.chunks.fan_in import FanIn
+from idp.flow.chunks.plan import (
     ChunkPlan,
     PartialResult,
     part_pdf_key,
@@ -52,7 +53,6 @@ from idp.flow.chunks import (
     plan_key,
     searchable_part_key,
 )
-from idp.flow.fan_in import FanIn
 from idp.flow.lambda_invoke import ProcessorInvoker
 from ocr_processor_image.outcome import InvocationOutcome, InvocationStatus
 from ocr_processor_image.outputs import InputDocument, complete_job, fail_job

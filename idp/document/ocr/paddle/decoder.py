@@ -57,10 +57,9 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-logger = logging.getLogger(__name__)
+from idp.document.ocr.settings import SPACE_EVIDENCE
 
-SPACE_EVIDENCE: Final = 0.15
-"""Least p(space) in a blank column between two characters that makes it a word space."""
+logger = logging.getLogger(__name__)
 
 DASH_EVIDENCE: Final = 0.20
 """Least p(—) + p(–) + p(-) in a blank column between two letters that makes it a dash."""

@@ -37,7 +37,7 @@ def quad_from_points(points: Any, width: int, height: int) -> Quad:
 def lines_from_ocr(result: Mapping[str, Any], width: int, height: int) -> list[Line]:
     """PaddleOCR's OCRResult (rec_texts, rec_scores, rec_polys, and text_word /
     text_word_region when read with return_word_box) → lines, in the engine's order (by y:
-    idp.document.ocr.reading_order puts PP-OCRv5's in reading order)."""
+    idp.document.ocr.steps.reading_order puts PP-OCRv5's in reading order)."""
     texts = list(result.get("rec_texts") or [])
     scores = list(result.get("rec_scores") or [])
     raw_polys = result.get("rec_polys")

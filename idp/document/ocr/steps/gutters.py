@@ -13,7 +13,7 @@ least MIN_LINES lines have a space at least MIN_GAP_H line heights wide whose mi
 within TOLERANCE_H line heights of each other, and where most lines that reach across that
 place have such a space there (a title or a full-width paragraph above the columns crosses it
 without one). The word boxes come from the recognizer's character positions
-(paddle_output.words_on_line); a line without them is left as it is.
+(idp.document.ocr.paddle.output.words_on_line); a line without them is left as it is.
 """
 
 from __future__ import annotations

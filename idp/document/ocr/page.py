@@ -1,0 +1,156 @@
+"""One page, read step by step: orient → recognize → split gutters → reading order → verdict →
+second read where doubtful.
+
+Every engine gets every step: the steps (idp.document.ocr.steps) take what an engine recognized
+and know nothing of the engine. An engine that finds a page's layout itself (PP-StructureV3,
+PaddleOCR-VL: its content has blocks) keeps its own order; a text-line engine's lines are split
+at column gutters and put in reading order here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+
+from idp.contract.results import EngineInfo, PageQuality, PageResult
+from idp.document.decode import PageImage
+from idp.document.ocr.engine import MultiPageEngine, OcrEngine, PageContent
+from idp.document.ocr.steps.gutters import split_at_gutters
+from idp.document.ocr.steps.orientation import LineReader, OrientationModels, read_upright
+from idp.document.ocr.steps.quality import assess_page, retry_scale, second_read_is_better
+from idp.document.ocr.steps.reading_order import read_in_order
+
+RenderAgain = Callable[..., PageImage]
+"""(image, *, scale, reason) → the same page rendered again at `scale` (Document.render_again)."""
+
+
+@dataclass(frozen=True)
+class Reader:
+    """An engine and the steps its pages go through; without orientation models, pages are read
+    as uploaded."""
+
+    engine: OcrEngine
+    orientation: OrientationModels | None = None
+
+    @property
+    def info(self) -> EngineInfo:
+        """The engine's facts, its models followed by the orientation models it reads with."""
+        info = self.engine.info
+        if self.orientation is None:
+            return info
+        used = [self.orientation.classifier.model_name]
+        if self.orientation.lines is not None:
+            used.append(self.orientation.lines.model_name)
+        return info.model_copy(update={"models": [*info.models, *used]})
+
+
+@dataclass
+class PagesRead:
+    """Pages read, with what their steps cost: `ocr_s` the reads (orientation's included),
+    `orientation_ms` the part of them spent deciding which way up, `retry_s` the second reads."""
+
+    pages: list[PageResult]
+    ocr_s: float
+    orientation_ms: float
+    retry_s: float
+
+
+def read_pages(reader: Reader, images: Sequence[PageImage], render_again: RenderAgain) -> PagesRead:
+    """The pages, each read step by step (module docstring)."""
+    tick = time.perf_counter()
+    contents = _read_all(reader, images)  # orient → recognize → split gutters → reading order
+    done = PagesRead(
+        pages=[],
+        ocr_s=time.perf_counter() - tick,
+        orientation_ms=sum(content.orientation_ms for content in contents),
+        retry_s=0.0,
+    )
+    for image, content in zip(images, contents, strict=True):
+        quality = assess_page(image.pixels, content, image.render)  # verdict
+        kept = (image, content, quality)
+        if retry_scale(image, quality) is not None:  # second read where doubtful
+            tick = time.perf_counter()
+            kept = _read_again(reader, *kept, render_again)
+            done.retry_s += time.perf_counter() - tick
+        done.pages.append(_page_result(*kept))
+    return done
+
+
+def read_page(reader: Reader, image: PageImage) -> PageContent:
+    """One page read upright (where the reader checks orientation), its lines in reading order,
+    every box on the page as uploaded."""
+    read = partial(_recognized, reader.engine)
+    if reader.orientation is None:
+        return read(image)
+    lines = reader.engine if isinstance(reader.engine, LineReader) else None
+    return read_upright(image, read, reader.orientation, lines)
+
+
+def _read_all(reader: Reader, images: Sequence[PageImage]) -> list[PageContent]:
+    engine = reader.engine
+    if reader.orientation is None and isinstance(engine, MultiPageEngine) and len(images) > 1:
+        # Several pages in one call, so their work overlaps (the VL engine's regions).
+        return [
+            _laid_out(content, image)
+            for image, content in zip(images, engine.recognize_pages(images), strict=True)
+        ]
+    return [read_page(reader, image) for image in images]
+
+
+def _recognized(engine: OcrEngine, image: PageImage) -> PageContent:
+    return _laid_out(engine.recognize(image), image)
+
+
+def _laid_out(content: PageContent, image: PageImage) -> PageContent:
+    """A text-line engine's lines, split where the detector ran across a column gutter, grouped
+    into blocks and put in reading order (PaddleOCR sorts lines by y alone, which reads straight
+    across columns); a layout engine's content as it is."""
+    if content.blocks:
+        return content
+    lines = split_at_gutters(content.lines)
+    ordered = read_in_order(lines, image.width, image.height)
+    return replace(content, lines=ordered.lines, blocks=ordered.blocks)
+
+
+def _read_again(
+    reader: Reader,
+    image: PageImage,
+    content: PageContent,
+    quality: PageQuality,
+    render_again: RenderAgain,
+) -> tuple[PageImage, PageContent, PageQuality]:
+    """A doubtful PDF page that more pixels may cure, read once more at the higher scale
+    `retry_scale` names; the better of the two reads is kept, and its verdict says that the
+    retry happened and which read won."""
+    scale = retry_scale(image, quality)
+    if scale is None or image.render is None:
+        return image, content, quality
+    was = image.render.scale
+    why = ", ".join(quality.reasons)
+    again = render_again(
+        image, scale=scale, reason=f"{image.render.reason}; read again at {scale:g}x ({why})"
+    )
+    second = read_page(reader, again)
+    second_quality = assess_page(again.pixels, second, again.render)
+    if second_read_is_better(quality, second_quality):
+        retried = f"read again at {scale:g}x (was {was:g}x: {why}); the second read kept"
+        return again, second, second_quality.model_copy(update={"retried": retried})
+    retried = f"read again at {scale:g}x ({why}); the first read kept"
+    return image, content, quality.model_copy(update={"retried": retried})
+
+
+def _page_result(image: PageImage, content: PageContent, quality: PageQuality) -> PageResult:
+    return PageResult(
+        page=image.page,
+        width=image.width,
+        height=image.height,
+        rotation=content.rotation,
+        lines=content.lines,
+        blocks=content.blocks,
+        markdown=content.markdown,
+        orientation=content.orientation,
+        render=image.render,
+        quality=quality,
+    )
