@@ -13,7 +13,8 @@ WEIGHTS := $(MODELS_DIR)/PP-OCRv5_mobile_rec/inference.onnx \
 	$(MODELS_DIR)/PP-OCRv6_small_rec/inference.onnx \
 	$(MODELS_DIR)/PP-OCRv6_tiny_rec/inference.onnx \
 	$(MODELS_DIR)/PP-LCNet_x1_0_textline_ori/inference.onnx \
-	$(MODELS_DIR)/SLANet_plus/inference.yml
+	$(MODELS_DIR)/SLANet_plus/inference.yml \
+	$(MODELS_DIR)/picodet_lcnet_x1_0_fgd_layout_cdla/inference.onnx
 PACKAGES := idp devkit infra lambdas ocr_processor_image sagemaker_container tests benchmarks images
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK := True

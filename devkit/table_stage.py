@@ -156,7 +156,7 @@ class TableStage:
         bgr = np.ascontiguousarray(table_image[:, :, ::-1])
         (result,) = list(self.pipeline.predict(bgr, use_layout_detection=False))
         page = table_page_json(result.json["res"], width, height)
-        return structure_page_content(page, None, width, height)
+        return structure_page_content(page, width, height)
 
 
 class _TableGrid(HTMLParser):

@@ -107,7 +107,9 @@ def run_job(  # noqa: PLR0911 - one return for each way a job's first invocation
             cached = ResultCache(warm.s3, warm.settings.results_bucket).get(content_key)
             if cached is not None:
                 return _complete_from_cache(job, cached, document, warm, timings, started)
-        chunk_pages = endpoint.chunk_pages(warm) if at_endpoint else warm.settings.chunk_pages
+        chunk_pages = (
+            endpoint.chunk_pages(warm) if at_endpoint else warm.settings.chunk_pages_for(job.model)
+        )
         if should_chunk(document.facts.page_count, chunk_pages):
             # Run the pages as chunks, each an invocation of its own (of this function, or of
             # the endpoint); the one that counts the last chunk merges.

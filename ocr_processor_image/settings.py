@@ -12,7 +12,8 @@ from idp.aws.settings import FunctionSettings
 from idp.contract import names
 from idp.contract.env.functions import Env
 from idp.contract.env.processor import ProcessorEnv
-from idp.contract.names import Service
+from idp.contract.names import OcrModel, Service
+from idp.contract.topology import STRUCTURE_CHUNK_PAGES
 
 
 class ProcessorSettings(FunctionSettings):
@@ -32,10 +33,17 @@ class ProcessorSettings(FunctionSettings):
     ppocrv6_size: Literal["tiny", "small", "medium"] = Field(
         default=names.DEFAULT_PPOCRV6_SIZE, alias=Env.PPOCRV6_SIZE.value
     )
-    # A document with more pages is fanned out in chunks of this many pages (0: never).
+    # A document with more pages is fanned out in chunks of this many pages (0: never); a
+    # PP-StructureV3 document in chunks of at most STRUCTURE_CHUNK_PAGES (its pages are slower).
     chunk_pages: int = Field(default=names.DEFAULT_CHUNK_PAGES, alias=Env.CHUNK_PAGES.value)
     # This function's own name (Lambda sets AWS_LAMBDA_FUNCTION_NAME): chunks invoke it.
     function_name: str | None = Field(default=None, alias="AWS_LAMBDA_FUNCTION_NAME")
     # The PaddleOCR-VL endpoint this function submits VL jobs to (None: VL disabled).
     vl_endpoint_name: str | None = Field(default=None, alias=Env.VL_ENDPOINT_NAME.value)
     service: str = Field(default=Service.PROCESSOR.value, alias=Env.POWERTOOLS_SERVICE_NAME.value)
+
+    def chunk_pages_for(self, model: OcrModel) -> int:
+        """The pages of a chunk of this model's documents (0: no chunking)."""
+        if model is OcrModel.PP_STRUCTUREV3 and self.chunk_pages:
+            return min(self.chunk_pages, STRUCTURE_CHUNK_PAGES)
+        return self.chunk_pages

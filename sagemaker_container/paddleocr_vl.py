@@ -24,6 +24,8 @@ from idp.contract.results import Block, EngineInfo, Line, Quad
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import PageContent
 from idp.document.ocr.models.catalogue import VL_PIPELINE_MODELS
+from idp.document.ocr.steps.regions import block_type
+from idp.document.ocr.steps.tables import cells_of_html
 
 logger = logging.getLogger(__name__)
 
@@ -178,8 +180,10 @@ def page_content_from_result(result: Any) -> PageContent:
 def page_content_from_json(res: Mapping[str, Any], markdown_text: str | None) -> PageContent:
     """`res` is PaddleOCR-VL's JSON page result (`parsing_res_list` of labelled blocks).
 
-    Every block becomes a Block; body blocks (not page furniture) also become one Line each,
-    in the pipeline's reading order, so the result's text reads like the page.
+    Every block becomes a Block, typed as idp.document.ocr.steps.regions types a layout model's
+    regions (its label kept; a table's cells read from its HTML). Body blocks (not page
+    furniture) also become one Line each, in the pipeline's reading order, so the result's text
+    reads like the page.
     """
     settings = res.get("model_settings") or {}
     ignored = frozenset(settings.get("markdown_ignore_labels") or DEFAULT_IGNORED_LABELS)
@@ -189,14 +193,18 @@ def page_content_from_json(res: Mapping[str, Any], markdown_text: str | None) ->
         label = str(item.get("block_label", "text"))
         content = str(item.get("block_content") or "")
         box = _quad(item.get("block_bbox"))
+        kind = block_type(label)
         if label in TABLE_LABELS:
-            blocks.append(Block(type=label, box=box, html=content))
+            blocks.append(
+                Block(type=kind, label=label, box=box, html=content, cells=cells_of_html(content))
+            )
         elif label in MARKDOWN_LABELS:
-            blocks.append(Block(type=label, box=box, markdown=content))
+            blocks.append(Block(type=kind, label=label, box=box, markdown=content))
         else:
-            blocks.append(Block(type=label, box=box, text=content))
+            blocks.append(Block(type=kind, label=label, box=box, text=content))
         text = _plain_text(label, content)
         if label not in ignored and text:
+            blocks[-1].lines.append(len(lines))
             lines.append(Line(text=text, box=box, confidence=VL_LINE_CONFIDENCE))
     page_markdown = markdown_text.strip() if markdown_text else None
     return PageContent(lines=lines, blocks=blocks, markdown=page_markdown or None)

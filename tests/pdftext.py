@@ -40,11 +40,13 @@ def _poppler(tool: str) -> str:
     return path
 
 
-def pdf_text(pdf: Path, page: int | None = None) -> str:
-    """pdftotext's plain text of the PDF (or of one 1-based page)."""
+def pdf_text(pdf: Path, page: int | None = None, *, raw: bool = False) -> str:
+    """pdftotext's plain text of the PDF (or of one 1-based page); with `raw`, in the order the
+    page's content stream holds it, as a copy of the whole page gives it."""
     pages = ["-f", str(page), "-l", str(page)] if page else []
+    order = ["-raw"] if raw else []
     done = subprocess.run(
-        [_poppler("pdftotext"), *pages, "-enc", "UTF-8", str(pdf), "-"],
+        [_poppler("pdftotext"), *pages, *order, "-enc", "UTF-8", str(pdf), "-"],
         capture_output=True,
         text=True,
         check=True,

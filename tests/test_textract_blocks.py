@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+from collections import Counter
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from idp.contract.results import Line, PageResult, Quad, Word
 from idp.document.ocr.engine import PageContent
 from idp.document.ocr.paddle.output import lines_from_ocr, words_on_line
 from idp.document.ocr.steps.geometry import content_on_original
+from idp.document.ocr.steps.regions import Region, lay_out
 from idp.flow.textract_json import TextractWriter, estimated_words, geometry, page_blocks
 
 # A line rising 10 px over its 400 px: its words must rise with it.
@@ -162,3 +165,114 @@ def test_the_writer_streams_a_whole_response() -> None:
     assert document["DocumentMetadata"] == {"Pages": 2}
     assert [block["Page"] for block in document["Blocks"]] == [1, 2]
     assert document["DetectDocumentTextModelVersion"] == "PP-OCRv5"
+
+
+def _structure_page() -> PageResult:
+    """A layout model's page: a title, then a table whose first header cell spans two rows."""
+    laid = lay_out(
+        [
+            Region(label="doc_title", box=_box(100, 40, 700, 90), text="Sales by region"),
+            Region(
+                label="table",
+                box=_box(100, 100, 700, 220),
+                html="<table><tr><td rowspan='2'>Year</td><td colspan='2'>Sales</td></tr>"
+                "<tr><td>EU</td><td>US</td></tr>"
+                "<tr><td>2024</td><td>1,284.50</td><td>990.00</td></tr></table>",
+                cell_boxes=[
+                    _box(100, 100, 300, 180),
+                    _box(300, 100, 700, 140),
+                    _box(300, 140, 500, 180),
+                    _box(500, 140, 700, 180),
+                    _box(100, 180, 300, 220),
+                    _box(300, 180, 500, 220),
+                    _box(500, 180, 700, 220),
+                ],
+            ),
+        ],
+        [
+            _line("Sales by region", 110, 50, 400, 80),
+            _line("Year", 110, 145, 200, 175),
+            _line("Sales", 310, 105, 400, 135),
+            _line("EU", 310, 145, 360, 175),
+            _line("US", 510, 145, 560, 175),
+            _line("2024", 110, 185, 200, 215),
+            _line("1,284.50", 310, 185, 420, 215),
+            _line("990.00", 510, 185, 600, 215),
+        ],
+    )
+    return PageResult(page=1, width=800, height=300, lines=laid.lines, blocks=laid.blocks)
+
+
+def _box(x0: float, y0: float, x1: float, y1: float) -> Quad:
+    return ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+
+
+def _line(text: str, x0: float, y0: float, x1: float, y1: float) -> Line:
+    return Line(text=text, box=_box(x0, y0, x1, y1), confidence=0.98)
+
+
+def _analyzed(page: PageResult) -> dict[str, Any]:
+    out = io.BytesIO()
+    writer = TextractWriter(out, job_id="job-structure")
+    writer.add(page)
+    writer.close(model_version="PP-StructureV3")
+    document: dict[str, Any] = json.loads(out.getvalue())
+    return document
+
+
+def test_a_layout_page_is_an_analyze_document_response_with_layout_and_tables() -> None:
+    # WHEN a layout model's page is written
+    document = _analyzed(_structure_page())
+
+    # THEN it is AnalyzeDocument's: a title layout, a table layout, a TABLE of 3 × 3 CELLs and
+    # the merged cells of its spans, every block the PAGE names or its parts name
+    kinds = Counter(block["BlockType"] for block in document["Blocks"])
+    assert kinds == {
+        "PAGE": 1,
+        "LINE": 8,
+        "WORD": 10,
+        "LAYOUT_TITLE": 1,
+        "LAYOUT_TABLE": 1,
+        "TABLE": 1,
+        "CELL": 9,
+        "MERGED_CELL": 2,
+    }
+    assert "AnalyzeDocumentModelVersion" in document
+    by_id = {block["Id"]: block for block in document["Blocks"]}
+    merged = [block for block in document["Blocks"] if block["BlockType"] == "MERGED_CELL"]
+    year = next(block for block in merged if block["ColumnIndex"] == 1)
+    assert (year["RowSpan"], year["ColumnSpan"]) == (2, 1)
+    spanned = [by_id[i] for i in year["Relationships"][0]["Ids"]]
+    assert [(c["RowIndex"], c["ColumnIndex"]) for c in spanned] == [(1, 1), (2, 1)]
+
+
+def test_textractor_reads_the_table_into_rows() -> None:
+    # WHEN textractor, as a user's code would, turns the table into a data frame
+    from textractor.parsers import response_parser
+
+    document = response_parser.parse(_analyzed(_structure_page()))
+    frame = document.tables[0].to_pandas()
+
+    # THEN it has the table's rows, each value in its column
+    assert frame.shape == (3, 3)
+    assert [str(value).strip() for value in frame.iloc[2]] == ["2024", "1,284.50", "990.00"]
+    assert str(frame.iloc[0, 0]).strip() == "Year"
+    assert "1,284.50" in document.tables[0].to_markdown()
+
+
+def test_trp_reads_the_table_row_by_row() -> None:
+    # WHEN amazon-textract-response-parser reads it
+    import trp  # type: ignore[import-untyped]
+
+    table = trp.Document(_analyzed(_structure_page())).pages[0].tables[0]
+
+    # THEN its rows and cells are the table's
+    assert len(table.rows) == 3
+    assert [cell.text.strip() for cell in table.rows[2].cells] == ["2024", "1,284.50", "990.00"]
+
+
+def test_a_text_line_page_stays_detect_document_text() -> None:
+    page = PageResult(page=1, width=800, height=300, lines=[_line("Hello", 10, 10, 100, 30)])
+    document = _analyzed(page)
+    assert {block["BlockType"] for block in document["Blocks"]} == {"PAGE", "LINE", "WORD"}
+    assert "DetectDocumentTextModelVersion" in document

@@ -40,6 +40,14 @@ TextLayerOption = Annotated[
         "OCR; ocr = always OCR; only = never OCR (a page without a text layer fails the job)",
     ),
 ]
+TextModelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--text-model",
+        help="PP-StructureV3: the text-line model that reads its regions (PP-OCRv5 or "
+        "PP-OCRv6; default: the stack's)",
+    ),
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="machine-readable output on stdout")]
 EndpointOption = Annotated[
     str | None,

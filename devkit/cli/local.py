@@ -27,6 +27,7 @@ from devkit.cli.common import (
     LangOption,
     ModelOption,
     TextLayerOption,
+    TextModelOption,
     configure_logging,
     err,
     jobs_table,
@@ -53,6 +54,7 @@ def local_run(
     model: ModelOption = OcrModel.PP_OCRV5.value,
     lang: LangOption = DEFAULT_LANGUAGE,
     text_layer: TextLayerOption = TextLayerMode.AUTO,
+    text_model: TextModelOption = None,
     out_dir: Annotated[Path, typer.Option("--out", help="where results are downloaded")] = Path(
         "idp-results"
     ),
@@ -109,7 +111,7 @@ def local_run(
         err.print(f"[bold]starting[/] the embedded AWS and the local runtime ({work})")
         with LocalPipeline(settings) as pipeline:
             client = pipeline.client()
-            options = JobOptions(text_layer=text_layer)
+            options = JobOptions(text_layer=text_layer, text_model=text_model)
             submitted = [
                 client.submit(p, model=ocr_model, lang=lang, options=options) for p in paths
             ]

@@ -57,9 +57,28 @@ class JobOptions(BaseModel):
     # result.textract.json beside result.json: the pages as a Textract DetectDocumentText response.
     textract_json: bool = True
     text_layer: TextLayerMode = TextLayerMode.AUTO
+    # The text-line model a layout model (PP-StructureV3) reads its regions' text with; None:
+    # the stack's default (EngineSettings.structure_text_model).
+    text_model: OcrModel | None = None
+
+    _text_model = field_validator("text_model", mode="before")(
+        lambda value: None if value is None else parse_model(value)
+    )
+
+    @field_validator("text_model")
+    @classmethod
+    def _reads_text_lines(cls, value: OcrModel | None) -> OcrModel | None:
+        if value is not None and not value.reads_text_lines:
+            raise ValueError(
+                f"text_model reads a page's text lines: {OcrModel.PP_OCRV5.value} or "
+                f"{OcrModel.PP_OCRV6.value}, not {value.value}"
+            )
+        return value
 
     def canonical(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        # Options left unset (None) stay out, so adding one never changes an existing job's id.
+        fields = self.model_dump(mode="json", exclude_none=True)
+        return json.dumps(fields, sort_keys=True, separators=(",", ":"))
 
 
 class JobRequest(BaseModel):
@@ -77,6 +96,16 @@ class JobRequest(BaseModel):
     origin: Origin = "message"
 
     _model = field_validator("model", mode="before")(parse_model)
+
+    @model_validator(mode="after")
+    def _text_model_only_for_layout_models(self) -> JobRequest:
+        if self.options.text_model is not None and self.model.reads_text_lines:
+            raise InvalidMessage(
+                f"text_model picks the text-line model of a layout model "
+                f"({OcrModel.PP_STRUCTUREV3.value}); a {self.model.value} job reads with "
+                f"{self.model.value} itself"
+            )
+        return self
 
     @model_validator(mode="after")
     def _text_layer_only_for_text_lines(self) -> JobRequest:

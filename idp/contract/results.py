@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,11 +42,39 @@ class Line(BaseModel):
     words: list[Word] = Field(default_factory=list)
 
 
+class TableCell(BaseModel):
+    """A cell of a table block: its place in the table's grid (1-based, as Textract counts), how
+    many rows and columns it spans, its text and where it lies on the page."""
+
+    row: int = Field(ge=1)
+    column: int = Field(ge=1)
+    row_span: int = Field(default=1, ge=1)
+    column_span: int = Field(default=1, ge=1)
+    text: str = ""
+    box: Quad | None = None  # None where the table model placed no box for it
+
+
+# The types of a layout model's blocks (PP-StructureV3, PaddleOCR-VL), whatever the model's own
+# label (Block.label): what a consumer can rely on.
+LAYOUT_BLOCK_TYPES: Final = (
+    "title",
+    "text",
+    "list",
+    "table",
+    "figure",
+    "caption",
+    "header",
+    "footer",
+    "formula",
+)
+
+
 class Block(BaseModel):
-    """A region of a page, in reading order. Structure and VL models: their layout regions
-    (text, title, table, figure, formula, ...). PP-OCRv5: the page's lines grouped as a person
-    reads them (paragraph, heading, table, header, footer, vertical, right_to_left), naming
-    its `lines`."""
+    """A region of a page, in reading order, naming its `lines`. Layout models (PP-StructureV3,
+    PaddleOCR-VL): their regions, typed as LAYOUT_BLOCK_TYPES, with the model's own `label`; a
+    table carries its HTML and its cells. Text-line models (PP-OCRv5, PP-OCRv6): the page's lines
+    grouped as a person reads them (paragraph, heading, table, header, footer, vertical,
+    right_to_left), with no label."""
 
     type: str
     box: Quad
@@ -54,6 +82,17 @@ class Block(BaseModel):
     html: str | None = None
     markdown: str | None = None
     lines: list[int] = Field(default_factory=list)  # indices into the page's lines, in order
+    label: str | None = None  # the layout model's own label (PP-DocLayout's: doc_title, image, …)
+    cells: list[TableCell] = Field(default_factory=list)  # a table's, row by row
+
+
+class Stage(BaseModel):
+    """A stage of a layout pipeline on a page: the model that ran it, or why it did not run."""
+
+    name: str  # layout, ocr, table, formula, seal, chart, region
+    model: str | None = None  # None where it did not run
+    substitute_for: str | None = None  # the model it stands in for, where it is a substitute
+    note: str | None = None  # why it is off, or what differs
 
 
 ScalarEvidence = float | int | str | bool | None
@@ -88,6 +127,8 @@ class ReviewReason(StrEnum):
     INK_NOT_READ = "ink_not_read"  # text-like ink that no line covers
     NO_TEXT_FOUND = "no_text_found"  # the page has ink but no line was read
     TEXT_TOO_SMALL = "text_too_small"  # lines are too few pixels high to read reliably
+    NO_LAYOUT_FOUND = "no_layout_found"  # a layout model found no region on a page with ink
+    TABLE_NOT_READ = "table_not_read"  # a table region whose structure came back with no cells
     TEXT_VERTICAL = "text_vertical"  # most lines stand upright: a sideways page read as given
     ORIENTATION_UNCERTAIN = "orientation_uncertain"  # the evidence on rotation was contested
     LOW_RESOLUTION = "low_resolution"  # the scan itself has too few pixels for its text
@@ -124,6 +165,7 @@ class PageResult(BaseModel):
     orientation: OrientationCheck | None = None  # where the page's rotation was checked
     render: RenderInfo | None = None  # PDF pages rendered for OCR
     quality: PageQuality | None = None  # OCR'd pages
+    stages: list[Stage] = Field(default_factory=list)  # a layout pipeline's, as they ran here
 
     @property
     def text(self) -> str:

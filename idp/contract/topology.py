@@ -21,6 +21,10 @@ PROCESSOR_MEMORY_MB: Final = 4096
 # /tmp of the processor: its model cache between warm invocations (context key to change it).
 DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB: Final = 6144
 PROCESSOR_TIMEOUT_SECONDS: Final = 900
+# PP-StructureV3 pages are read in chunks of at most this many, so that a chunk of its slowest
+# measured pages, after a cold start, ends well inside PROCESSOR_TIMEOUT_SECONDS
+# (docs/benchmarks.md, "PP-StructureV3 in the processor image").
+STRUCTURE_CHUNK_PAGES: Final = 5
 COMPLETION_MEMORY_MB: Final = 256
 COMPLETION_TIMEOUT_SECONDS: Final = 300
 SCALE_IN_MEMORY_MB: Final = 128

@@ -150,14 +150,16 @@ def test_documented_output_becomes_blocks_lines_and_markdown() -> None:
     result = result_with(SAMPLE_BLOCKS)
     # WHEN it is converted into our page content
     content = page_content_from_result(result)
-    # THEN every region is a block with its type, box and content in the right field
-    assert [b.type for b in content.blocks] == [label for label, _, _ in SAMPLE_BLOCKS]
+    # THEN every region is a typed block with its label, box and content in the right field
+    assert [b.label for b in content.blocks] == [label for label, _, _ in SAMPLE_BLOCKS]
+    assert [b.type for b in content.blocks][:5] == ["header", "title", "text", "table", "formula"]
     title = content.blocks[1]
     assert title.text == "Quarterly Report"
     assert title.box == ((40.0, 60.0), (760.0, 60.0), (760.0, 120.0), (40.0, 120.0))
     table = content.blocks[3]
     assert table.html is not None
     assert table.html.startswith("<table>")
+    assert [(c.row, c.column, c.text) for c in table.cells][-1] == (2, 2, "10 & 2")
     assert content.blocks[4].markdown == "E = mc^2"
     # AND the body (not header/footer) reads as lines in reading order
     assert [line.text for line in content.lines] == [

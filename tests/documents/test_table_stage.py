@@ -105,7 +105,7 @@ def test_table_result_is_converted_as_a_structure_page() -> None:
         "table_res_list": [{"pred_html": html, "cell_box_list": [[0, 0, 50, 25]]}],
     }
     # WHEN it is put in PP-StructureV3's page shape and converted by the job's code
-    content = structure_page_content(table_page_json(result, 100, 30), None, 100, 30)
+    content = structure_page_content(table_page_json(result, 100, 30), 100, 30)
     # THEN the page is one table block over the image, with its HTML, and the OCR's lines
     (block,) = content.blocks
     assert block.type == "table"

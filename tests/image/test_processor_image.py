@@ -8,6 +8,7 @@ the pipeline (S3, SQS, DynamoDB on the embedded emulator; the real invoker) is t
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pypdf import PdfReader, PdfWriter
 
 from devkit.local.pipeline import LocalPipeline
 from devkit.local.settings import LocalSettings
@@ -148,3 +150,31 @@ def test_image_reads_french_with_ppocrv6(pipeline: LocalPipeline, tmp_path: Path
     assert result["engine"]["models"][:2] == ["PP-OCRv6_small_det", "PP-OCRv6_small_rec"]
     assert result["engine"]["name"] == "paddleocr/onnxruntime"
     assert "Le garçon a été très déçu à Noël." in result["text"]
+
+
+def test_image_reads_a_real_table_with_ppstructurev3(
+    pipeline: LocalPipeline, tmp_path: Path
+) -> None:
+    # GIVEN the first page of tabula-py's mtcars PDF, a real table (tests/documents/samples/tables)
+    sample = Path(__file__).resolve().parents[1] / "documents" / "samples" / "tables" / "mtcars.pdf"
+    writer = PdfWriter()
+    writer.add_page(PdfReader(sample).pages[0])
+    first_page = io.BytesIO()
+    writer.write(first_page)
+
+    # WHEN the image reads it with PP-StructureV3, every stage on the weights the image's model
+    # cache serves (the CDLA layout model standing in for PP-DocLayout)
+    record, client = _run(
+        pipeline, tmp_path / "mtcars.pdf", first_page.getvalue(), model=OcrModel.PP_STRUCTUREV3
+    )
+
+    # THEN the first page has its table, cell by cell, and says which stages ran
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    result = client.result_document(record["job_id"])
+    page = result["pages"][0]
+    (table,) = [block for block in page["blocks"] if block["type"] == "table"]
+    cells = {(cell["row"], cell["column"]): cell["text"] for cell in table["cells"]}
+    assert len(cells) >= 33 * 12
+    assert cells[(2, 1)] == "Mazda RX4"
+    assert {stage["name"] for stage in page["stages"]} >= {"layout", "ocr", "table"}
+    assert "| Mazda RX4 | 21.0 |" in (result["markdown"] or "")

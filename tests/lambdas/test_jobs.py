@@ -173,6 +173,44 @@ def test_text_layer_only_is_refused_for_models_that_run_layout(model: str) -> No
     assert 'text_layer "only"' in item.error.message
 
 
+@pytest.mark.parametrize(
+    ("model", "text_model", "refused"),
+    [
+        ("PP-OCRv5", "PP-OCRv6", "a PP-OCRv5 job reads with PP-OCRv5 itself"),
+        ("PP-StructureV3", "PaddleOCR-VL", "text_model reads a page's text lines"),
+    ],
+)
+def test_a_text_model_is_only_for_a_layout_model_and_only_a_text_line_one(
+    model: str, text_model: str, refused: str
+) -> None:
+    # GIVEN a job message naming a text model the job cannot use
+    body = json.dumps(
+        {
+            "bucket": INPUT_BUCKET,
+            "key": "a.pdf",
+            "model": model,
+            "options": {"text_model": text_model},
+        }
+    )
+
+    # WHEN it is read
+    [item] = read_message(body)
+
+    # THEN it becomes a rejected job that says why
+    assert isinstance(item, RejectedJob)
+    assert refused in item.error.message
+
+
+def test_a_layout_model_reads_its_regions_with_the_text_model_asked_for() -> None:
+    # GIVEN PP-StructureV3 with PP-OCRv6 named by an alias
+    request = JobRequest(
+        bucket=INPUT_BUCKET, key="a.pdf", model="structure", options={"text_model": "ppocrv6"}
+    )
+    # THEN the option holds the model; a job without it keeps the id it always had
+    assert request.options.text_model == OcrModel.PP_OCRV6
+    assert "text_model" not in JobOptions().canonical()
+
+
 def test_text_layer_defaults_to_auto_and_rejects_unknown_modes() -> None:
     request = JobRequest(bucket=INPUT_BUCKET, key="a.pdf", model="ocr")
     assert request.options.text_layer == TextLayerMode.AUTO

@@ -378,28 +378,39 @@ STRUCTURE_RESULT: dict[str, Any] = {
         }
     ],
 }
-STRUCTURE_MARKDOWN = "# Quarterly Report\n\nRevenue grew by 12 percent.\n\n<table>...</table>"
+STRUCTURE_MARKDOWN = "# Quarterly Report\n\nRevenue grew by 12 percent.\n\n| Q1 | 10 |\n|---|---|"
 
 
-def test_structure_result_becomes_lines_blocks_and_markdown() -> None:
+def test_structure_result_becomes_typed_blocks_cells_and_markdown() -> None:
     # WHEN the documented result shape is converted
-    content = structure_page_content(STRUCTURE_RESULT, STRUCTURE_MARKDOWN, 1000, 800)
-    # THEN lines keep text, 4-point boxes and scores (blank lines dropped)
+    content = structure_page_content(STRUCTURE_RESULT, 1000, 800)
+    # THEN lines keep text, 4-point boxes and scores (blank lines dropped), in the regions' order
     assert [line.text for line in content.lines] == [
         "Quarterly Report",
         "Revenue grew by 12 percent.",
     ]
     assert content.lines[0].box == ((100, 40), (600, 40), (600, 90), (100, 90))
-    # AND blocks keep type, reading order and content; tables carry HTML
-    assert [block.type for block in content.blocks] == ["doc_title", "text", "table", "image"]
+    # AND blocks are typed, keep the layout's label and reading order, and name their lines
+    assert [(b.type, b.label) for b in content.blocks] == [
+        ("title", "doc_title"),
+        ("text", "text"),
+        ("table", "table"),
+        ("figure", "image"),
+    ]
+    assert [b.lines for b in content.blocks] == [[0], [1], [], []]
     assert content.blocks[0].text == "Quarterly Report"
-    assert content.blocks[2].html is not None
-    assert "<td>Q1</td>" in content.blocks[2].html
-    assert content.blocks[2].text is None
-    assert content.blocks[3].text is None
+    # AND the table carries its HTML and its cells, each on its cell box
+    table = content.blocks[2]
+    assert table.html is not None
+    assert "<td>Q1</td>" in table.html
+    assert table.text is None
+    assert [(c.row, c.column, c.text) for c in table.cells] == [(1, 1, "Q1"), (1, 2, "10")]
+    assert table.cells[1].box == ((500, 200), (900, 200), (900, 400), (500, 400))
     # AND boxes are clipped to the page (the image block overflowed to x=1200)
     assert content.blocks[3].box[1] == (1000.0, 420.0)
+    # AND the page's Markdown is written from its blocks: a heading, a paragraph, a table
     assert content.markdown == STRUCTURE_MARKDOWN
+    assert content.layout_regions == 1
 
 
 class _DocumentedStructureResult:
@@ -408,7 +419,8 @@ class _DocumentedStructureResult:
 
     def __init__(self) -> None:
         self.json = {"res": STRUCTURE_RESULT}
-        self.markdown = {"markdown_texts": STRUCTURE_MARKDOWN, "markdown_images": {}}
+        # PaddleX's own Markdown keeps tables as HTML; the job writes its own from the blocks.
+        self.markdown = {"markdown_texts": "# Quarterly Report\n\n<table>...</table>"}
 
 
 class _StructurePipeline:

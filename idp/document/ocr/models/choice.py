@@ -9,6 +9,7 @@ from typing import Final
 
 from idp.contract.errors import ModelUnavailable, UnsupportedLanguage
 from idp.contract.jobs import JobOptions
+from idp.contract.names import OcrModel
 from idp.document.ocr.models.catalogue import (
     DOC_UNWARPING_MODEL,
     FORMULA_MODEL,
@@ -149,8 +150,11 @@ def ppocrv6_model_names(lang: str, options: JobOptions, settings: EngineSettings
 def structure_model_names(
     lang: str, options: JobOptions, settings: EngineSettings
 ) -> dict[str, str]:
-    """{PPStructureV3 role: model name} for every sub-model the configured pipeline loads."""
-    roles = {"layout_detection": LAYOUT_MODEL, **ocr_model_names(lang, options, settings)}
+    """{PPStructureV3 role: model name} for every sub-model the configured pipeline loads, its
+    text read by the job's text model (or the configured one)."""
+    text_model = options.text_model or OcrModel(settings.structure_text_model)
+    text_roles = ppocrv6_model_names if text_model is OcrModel.PP_OCRV6 else ocr_model_names
+    roles = {"layout_detection": LAYOUT_MODEL, **text_roles(lang, options, settings)}
     if settings.use_region_detection:
         roles["region_detection"] = REGION_MODEL
     if settings.use_table_recognition:

@@ -46,6 +46,13 @@ from idp.document.ocr.paddle.environment import (
 )
 from idp.document.ocr.paddle.kwargs import choose_runtime, engine_kwargs
 from idp.document.ocr.paddle.output import lines_from_ocr, structure_page_content
+from idp.document.ocr.paddle.structure import (
+    StructurePlan,
+    ocr_runtime,
+    plan_structure,
+    structure_config,
+    substituted_models,
+)
 from idp.document.ocr.settings import EngineSettings, InferenceBackend
 from idp.document.ocr.steps.orientation import (
     LineOrientationModel,
@@ -84,9 +91,12 @@ class _PaddlePipelineEngine(ABC):
     # Keyword arguments of every predict() call.
     _predict_options: ClassVar[Mapping[str, Any]] = {}
 
+    def _options(self) -> Mapping[str, Any]:
+        return self._predict_options
+
     def _predict(self, page: PageImage) -> Any:
         with failures_on_page(", ".join(self._info.models), page.page):
-            results = self._pipeline.predict(_to_bgr(page), **self._predict_options)
+            results = self._pipeline.predict(_to_bgr(page), **self._options())
         if not results:
             raise EngineFailure(f"the engine returned no result for page {page.page}")
         return results[0]
@@ -115,13 +125,24 @@ class PaddleOcrEngine(_PaddlePipelineEngine):
 
 
 class PPStructureV3Engine(_PaddlePipelineEngine):
-    """PP-StructureV3: layout blocks, tables as HTML, reading order and page Markdown."""
+    """PP-StructureV3: typed layout blocks in reading order, tables with their cells, and the
+    page's Markdown; each page records which of its stages ran (StructurePlan.stages)."""
+
+    def __init__(
+        self, pipeline: Any, *, info: EngineInfo, plan: StructurePlan | None = None
+    ) -> None:
+        super().__init__(pipeline, info=info)
+        self._plan = plan
+
+    def _options(self) -> Mapping[str, Any]:
+        return self._plan.predict_options if self._plan is not None else {}
 
     def recognize(self, page: PageImage) -> PageContent:
         result = self._predict(page)
-        data = result.json["res"]
-        markdown = result.markdown.get("markdown_texts")
-        return structure_page_content(data, markdown, page.width, page.height)
+        content = structure_page_content(result.json["res"], page.width, page.height)
+        if self._plan is not None:
+            content.stages = list(self._plan.stages)
+        return content
 
     def read_lines(
         self, lines: Sequence[np.ndarray[Any, np.dtype[np.uint8]]]
@@ -175,6 +196,31 @@ _PIPELINES: Final[Mapping[OcrModel, _PaddlePipeline]] = {
 }
 
 
+def _build_structure_engine(
+    lang: str, options: JobOptions, resolve: ModelResolver, settings: EngineSettings
+) -> OcrEngine:
+    """PP-StructureV3 over every sub-model the cache has, substitutes for the rest
+    (idp.document.ocr.paddle.structure)."""
+    plan = plan_structure(structure_model_names(lang, options, settings), resolve, settings)
+    runtime = ocr_runtime(plan, settings)
+    prepare_paddle_environment()
+    paddleocr = importlib.import_module("paddleocr")
+    match_paddlex_log_level()
+    use_libyaml_for_model_configs()
+    kwargs = engine_kwargs(OcrModel.PP_STRUCTUREV3, plan.model_dirs, options, settings, "paddle")
+    kwargs["use_region_detection"] = plan.use_region_detection
+    with substituted_models(plan, settings):
+        pipeline = paddleocr.PPStructureV3(
+            paddlex_config=structure_config(plan, settings, runtime), **kwargs
+        )
+    if settings.word_space_evidence is not None:
+        install_space_decoder(pipeline, threshold=settings.word_space_evidence)
+    models = plan.models()
+    logger.info("PP-StructureV3 engine ready: %s; text on %s", ", ".join(models), runtime)
+    info = EngineInfo(name=f"{ENGINE_NAME}/{runtime}", version=_library_version(), models=models)
+    return PPStructureV3Engine(pipeline, info=info, plan=plan)
+
+
 def build_paddle_engine(
     model: OcrModel,
     lang: str,
@@ -183,6 +229,8 @@ def build_paddle_engine(
     settings: EngineSettings,
 ) -> OcrEngine:
     """A ready PP-OCRv5, PP-OCRv6 or PP-StructureV3 engine over the model dirs the job needs."""
+    if model is OcrModel.PP_STRUCTUREV3:
+        return _build_structure_engine(lang, options, resolve, settings)
     kind = _PIPELINES[model]
     roles = kind.model_names(lang, options, settings)
     model_dirs, runtime = _fetch_for_paddle(roles, resolve, settings)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 
 from idp.contract.quads import VERTICAL_RATIO, quad_span
-from idp.contract.results import Block, Line, Quad, Word
+from idp.contract.results import Line, Quad, Word
 from idp.document.ocr.engine import PageContent
+from idp.document.ocr.steps.regions import Region, lay_out
 
 
 def _clip(value: float, upper: int) -> float:
@@ -108,30 +109,33 @@ def words_on_line(
     return words if not pieces else []
 
 
-_HTML_LABELS: Final = frozenset({"table"})
-
-
-def structure_page_content(
-    data: Mapping[str, Any], markdown: str | None, width: int, height: int
-) -> PageContent:
-    """A PP-StructureV3 page result (its documented JSON: parsing_res_list, overall_ocr_res,
-    table_res_list) plus its page Markdown → lines, blocks and markdown."""
-    ocr = data.get("overall_ocr_res") or {}
-    lines = lines_from_ocr(ocr, width, height)
-    tables = [t.get("pred_html") for t in data.get("table_res_list") or []]
-    blocks: list[Block] = []
-    table_index = 0
+def structure_page_content(data: Mapping[str, Any], width: int, height: int) -> PageContent:
+    """A PP-StructureV3 page result (its documented JSON: parsing_res_list in reading order,
+    overall_ocr_res, table_res_list with each table's HTML and cell boxes, layout_det_res) →
+    typed blocks with their lines and cells, the lines in that order, and the page's Markdown
+    (idp.document.ocr.steps.regions)."""
+    lines = lines_from_ocr(data.get("overall_ocr_res") or {}, width, height)
+    tables = list(data.get("table_res_list") or [])
+    regions: list[Region] = []
     for item in data.get("parsing_res_list") or []:
         label = str(item.get("block_label", "text"))
         content = item.get("block_content")
-        content = str(content) if content is not None and str(content).strip() else None
+        text = str(content) if content is not None and str(content).strip() else None
         box = quad_from_points(item.get("block_bbox", [0, 0, 0, 0]), width, height)
-        if label in _HTML_LABELS:
-            html = content
-            if html is None and table_index < len(tables):
-                html = tables[table_index]
-            table_index += 1
-            blocks.append(Block(type=label, box=box, html=html))
-        else:
-            blocks.append(Block(type=label, box=box, text=content))
-    return PageContent(lines=lines, blocks=blocks, markdown=markdown or None)
+        if label != "table":
+            regions.append(Region(label=label, box=box, text=text))
+            continue
+        table = tables.pop(0) if tables else {}
+        cell_boxes = [
+            quad_from_points(cell, width, height) for cell in table.get("cell_box_list") or []
+        ]
+        html = table.get("pred_html") or text
+        regions.append(Region(label=label, box=box, html=html, cell_boxes=cell_boxes))
+    laid = lay_out(regions, lines)
+    found = (data.get("layout_det_res") or {}).get("boxes")
+    return PageContent(
+        lines=laid.lines,
+        blocks=laid.blocks,
+        markdown=laid.markdown or None,
+        layout_regions=len(found) if found is not None else len(regions),
+    )

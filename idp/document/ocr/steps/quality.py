@@ -2,7 +2,8 @@
 
 The signals are what the read itself left behind: line confidence (mean and low tail), ink no
 line covers, line height, lines standing upright, a contested orientation, a scan with too few
-pixels for its text. The thresholds were calibrated on real good and bad pages (clean scans,
+pixels for its text; for a layout model, no region found on a page with ink, or a table whose
+cells were not read. The thresholds were calibrated on real good and bad pages (clean scans,
 born-digital pages, an illustrated book page; pages read upside down or sideways, tiny print,
 a page whose text the detector missed). A page with ink and no text is never `ok`.
 """
@@ -71,6 +72,7 @@ def assess_page(
         reasons.add(ReviewReason.NO_TEXT_FOUND)
     if content.orientation is not None and content.orientation.evidence.get("contested"):
         reasons.add(ReviewReason.ORIENTATION_UNCERTAIN)
+    reasons |= _layout_doubts(content, ink_share=marks.share)
     quality = PageQuality(
         verdict="ok",
         lines=len(lines),
@@ -110,6 +112,17 @@ def assess_page(
         )
     ordered = [reason for reason in ReviewReason if reason in reasons]
     return quality.model_copy(update={"verdict": "review" if ordered else "ok", "reasons": ordered})
+
+
+def _layout_doubts(content: PageContent, *, ink_share: float) -> set[ReviewReason]:
+    """What a layout model's read leaves in doubt: no region found on a page with ink, or a
+    table region whose structure came back without cells (its text is then unstructured)."""
+    doubts: set[ReviewReason] = set()
+    if content.layout_regions == 0 and ink_share >= MIN_TEXT_INK_SHARE:
+        doubts.add(ReviewReason.NO_LAYOUT_FOUND)
+    if any(block.type == "table" and not block.cells for block in content.blocks if block.label):
+        doubts.add(ReviewReason.TABLE_NOT_READ)
+    return doubts
 
 
 def retry_scale(image: PageImage, quality: PageQuality) -> float | None:

