@@ -56,7 +56,7 @@ TABLE_LABELS: Final = frozenset({"table"})
 MARKDOWN_LABELS: Final = frozenset(
     {"display_formula", "inline_formula", "formula", "chart", "image", "seal"}
 )
-# The VLM reports no per-region score; lines carry 1.0 by convention (documented in the README).
+# The VLM reports no per-region score; lines carry 1.0 by convention (documented in docs/).
 VL_LINE_CONFIDENCE: Final = 1.0
 
 

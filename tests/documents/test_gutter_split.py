@@ -3,7 +3,7 @@
 The pages are built as the engine returns them: lines with their words' boxes, 30 px tall, on a
 1224-px-wide page whose two columns meet at a gutter around x = 612. The real page this guards
 (pdfannots-hotos17__p1, read by PP-OCRv6 small at 59.7 % order-sensitive CER without it and
-4.4 % with it) is in the README's real-document figures.
+4.4 % with it) is in docs/benchmarks.md's real-document figures.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Does a page's text layer cover the text the page shows? The measured rule (README: "Text
-layer").
+"""Does a page's text layer cover the text the page shows? The measured rule
+(docs/searchable-pdf.md: "Text layer").
 
 The cheap signal is ink: the page rendered small and grey (about 3 ms), every dark pixel either
 inside the box of a visible text-layer line or not. On a born-digital page nearly all ink is
@@ -22,10 +22,10 @@ BOX_MARGIN_PX: Final = 1
 # Straight ink this long (pixels at RULE_SCALE, ~0.5 in) is a rule or a frame, not text: tables
 # and underlines are drawn, not read.
 RULE_RUN_PX: Final = 36
-# Measured (benchmarks/text_layer.py --rule, README "The rule"): vector pages, ruled tables
-# included, 1.00; half a page of vector text above a picture of text 0.49-0.50; scans, with or
-# without an invisible OCR layer, 0.00. The threshold sits in that gap, nearer the top: a page
-# whose layer misses more than a sixth of its ink is OCR'd.
+# Measured (benchmarks/text_layer.py --rule; docs/searchable-pdf.md, "The rule"): vector pages,
+# ruled tables included, 1.00; half a page of vector text above a picture of text 0.49-0.50;
+# scans, with or without an invisible OCR layer, 0.00. The threshold sits in that gap, nearer the
+# top: a page whose layer misses more than a sixth of its ink is OCR'd.
 MIN_TEXT_INK: Final = 0.85
 MAX_UNREADABLE: Final = 0.05  # share of the layer's characters with no Unicode meaning
 
