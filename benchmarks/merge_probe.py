@@ -36,18 +36,13 @@ def peak_rss_mb() -> float:
 
 def main(pages_json: Path, total_pages: int, chunk_pages: int) -> None:
     pages = [PageResult.model_validate(page) for page in json.loads(pages_json.read_text())]
+    # A plan as the fan-out writes it; only the page count and chunks matter to the merge.
+    source = {"bucket": "b", "key": "k", "sha256": "0" * 64, "media_type": "application/pdf"}
     plan = ChunkPlan(
         job_id="probe",
         model="PP-OCRv5",
         lang="en",
-        source=SourceInfo(
-            bucket="b",
-            key="k",
-            sha256="0" * 64,
-            media_type="application/pdf",
-            page_count=total_pages,
-            size_bytes=0,
-        ),
+        source=SourceInfo(**source, page_count=total_pages, size_bytes=0),
         cache_key="0" * 64,
         chunks=plan_chunks(total_pages, chunk_pages),
     )

@@ -981,7 +981,8 @@ def source_path(key: str, cache: Path = CACHE_DIR) -> Path:
     return out
 
 
-def _render_grey(path: Path, page: int, dpi: float) -> Image.Image:
+def render_grey(path: Path, page: int, dpi: float) -> Image.Image:
+    """The PDF page in grey at `dpi`."""
     import pypdfium2  # type: ignore[import-untyped]
 
     document = pypdfium2.PdfDocument(str(path))
@@ -1031,7 +1032,7 @@ def prepare(page: CorpusPage, cache: Path = CACHE_DIR) -> PreparedPage:
         document, number = cache / "scans" / f"{page.id}.jpg", 1
         if not document.exists():
             document.parent.mkdir(parents=True, exist_ok=True)
-            scan = damaged_scan(_render_grey(source, page.page, page.damage.dpi), page.damage)
+            scan = damaged_scan(render_grey(source, page.page, page.damage.dpi), page.damage)
             dpi = (page.damage.dpi, page.damage.dpi)
             scan.save(document, "JPEG", quality=page.damage.jpeg_quality, dpi=dpi)
     reference = None
@@ -1060,8 +1061,12 @@ def layer_text(path: Path, page: int, regions: tuple[Region, ...]) -> str:
 
 def licence_of(page: CorpusPage) -> dict[str, str]:
     """Where the page comes from and under what terms, for the benchmark's report."""
-    source = SOURCES[page.source]
-    archive = ARCHIVES[source.archive]
+    return source_licence(SOURCES[page.source], ARCHIVES)
+
+
+def source_licence(source: Source, archives: dict[str, Archive]) -> dict[str, str]:
+    """Where a source file comes from and under what terms."""
+    archive = archives[source.archive]
     return {
         "package": f"{archive.name}=={archive.version} ({archive.registry})",
         "archive_sha256": archive.sha256,

@@ -49,7 +49,9 @@ from real_corpus import (
     download_archive,
     layer_text,
     read_member,
+    render_grey,
     sha256_of,
+    source_licence,
 )
 
 if TYPE_CHECKING:
@@ -451,16 +453,7 @@ def source_path(key: str, cache: Path = CACHE_DIR) -> Path:
 
 def licence_of(page: StructurePage) -> dict[str, str]:
     """Where the page comes from and under what terms, for the benchmark's report."""
-    source = SOURCES[page.source]
-    archive = ARCHIVES[source.archive]
-    return {
-        "package": f"{archive.name}=={archive.version} ({archive.registry})",
-        "archive_sha256": archive.sha256,
-        "member": source.member,
-        "member_sha256": source.sha256,
-        "package_licence": archive.licence,
-        "document_licence": source.licence,
-    }
+    return source_licence(SOURCES[page.source], ARCHIVES)
 
 
 # ---------------------------------------------------------------------------------- truth
@@ -551,19 +544,6 @@ def page_truth_tables(path: Path, page: StructurePage) -> list[tuple[Grid, Box]]
 
 
 # ------------------------------------------------------------------------------ rendering
-def render_grey(path: Path, page: int, dpi: float) -> Image.Image:
-    """The page in grey at `dpi`, as real_corpus renders born-digital pages."""
-    import pypdfium2  # type: ignore[import-untyped]
-
-    document = pypdfium2.PdfDocument(str(path))
-    try:
-        bitmap = document[page - 1].render(scale=dpi / 72.0, grayscale=True, draw_annots=True)
-        image: Image.Image = bitmap.to_pil()
-        return image.convert("L")
-    finally:
-        document.close()
-
-
 def scan_box(
     box_pt: Box, damage: Damage, clean_size: tuple[int, int], scan_size: tuple[int, int]
 ) -> Box:

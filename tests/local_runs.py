@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -45,6 +47,23 @@ def running_chunked_pipeline(
         faults=faults,
     ) as pipeline:
         yield pipeline
+
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def run_command(
+    command: list[str], *, cwd: Path = REPOSITORY, env: dict[str, str] | None = None, timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """A command run to its end as a user runs it, its output captured as text."""
+    return subprocess.run(
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def idp_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The `idp` CLI run as a user runs it, in a process of its own, from the repository."""
+    return run_command([sys.executable, "-m", "devkit.cli.main", *args], env=env, timeout=1500)
 
 
 def wait_for(

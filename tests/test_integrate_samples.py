@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,7 @@ from idp.contract.names import JobStatus
 from idp.jobstore.store import JobStore, jobs_table_definition
 from tests.docs_samples import integrate_sample
 from tests.job_records import create_queued_job, create_refused_job
-from tests.local_runs import running_pipeline, wait_for
+from tests.local_runs import run_command, running_pipeline, wait_for
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_LETTER = REPO / "samples" / "sample-letter.pdf"
@@ -54,15 +53,8 @@ def _run_bash(sample: str, pipeline: LocalPipeline, cwd: Path) -> str:
         "JOB_QUEUE_URL": resources.queue_url,
         "DLQ_URL": resources.dlq_url,
     }
-    done = subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", _AT_THE_EMULATOR + sample],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    script = ["bash", "-euo", "pipefail", "-c", _AT_THE_EMULATOR + sample]
+    done = run_command(script, cwd=cwd, env=env, timeout=120)
     assert done.returncode == 0, f"{sample}\nstdout: {done.stdout}\nstderr: {done.stderr}"
     return done.stdout
 

@@ -167,6 +167,19 @@ def test_the_writer_streams_a_whole_response() -> None:
     assert document["DetectDocumentTextModelVersion"] == "PP-OCRv5"
 
 
+# The lines of the sales page as the detector finds them: (text, x0, y0, x1, y1).
+SALES_LINES: list[tuple[str, float, float, float, float]] = [
+    ("Sales by region", 110, 50, 400, 80),
+    ("Year", 110, 145, 200, 175),
+    ("Sales", 310, 105, 400, 135),
+    ("EU", 310, 145, 360, 175),
+    ("US", 510, 145, 560, 175),
+    ("2024", 110, 185, 200, 215),
+    ("1,284.50", 310, 185, 420, 215),
+    ("990.00", 510, 185, 600, 215),
+]
+
+
 def _structure_page() -> PageResult:
     """A layout model's page: a title, then a table whose first header cell spans two rows."""
     laid = lay_out(
@@ -189,16 +202,7 @@ def _structure_page() -> PageResult:
                 ],
             ),
         ],
-        [
-            _line("Sales by region", 110, 50, 400, 80),
-            _line("Year", 110, 145, 200, 175),
-            _line("Sales", 310, 105, 400, 135),
-            _line("EU", 310, 145, 360, 175),
-            _line("US", 510, 145, 560, 175),
-            _line("2024", 110, 185, 200, 215),
-            _line("1,284.50", 310, 185, 420, 215),
-            _line("990.00", 510, 185, 600, 215),
-        ],
+        [_line(text, *bounds) for text, *bounds in SALES_LINES],
     )
     return PageResult(page=1, width=800, height=300, lines=laid.lines, blocks=laid.blocks)
 

@@ -475,13 +475,10 @@ def test_a_single_line_is_one_paragraph() -> None:
 
 
 def test_degenerate_boxes_are_kept() -> None:
-    # GIVEN empty and inverted boxes among ordinary lines
-    lines = [
-        line("a", 10, 10, 10, 10),
-        line("b", 10, 10, 10, 10),
-        line("c", 100, 100, 90, 95),
-        *column("A", 80, 590, 150, 5),
-    ]
+    # GIVEN empty and inverted boxes (x0, y0, x1, y1) among ordinary lines
+    degenerate = {"a": (10, 10, 10, 10), "b": (10, 10, 10, 10), "c": (100, 100, 90, 95)}
+    lines = [line(text, *bounds) for text, bounds in degenerate.items()]
+    lines += column("A", 80, 590, 150, 5)
 
     # WHEN the page is read
     page = read(lines)

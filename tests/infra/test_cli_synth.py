@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.local_runs import run_command
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CDK = REPO_ROOT / "node_modules" / ".bin" / "cdk"
@@ -27,15 +28,8 @@ def test_pinned_cli_synthesizes_the_stack_without_docker(tmp_path: Path) -> None
     }
 
     # WHEN `cdk synth` runs with the repository's cdk.json
-    done = subprocess.run(
-        [str(CDK), "synth", "--quiet", "--output", str(tmp_path / "cdk.out")],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    synth = [str(CDK), "synth", "--quiet", "--output", str(tmp_path / "cdk.out")]
+    done = run_command(synth, cwd=REPO_ROOT, env=env, timeout=300)
 
     # THEN it succeeds and writes the template, with the image assets only staged
     assert done.returncode == 0, done.stderr[-3000:]

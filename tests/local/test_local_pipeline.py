@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,7 @@ from devkit.textmetrics import character_error_rate
 from idp.contract import names
 from idp.contract.job_record import JobRecord
 from idp.contract.names import JobStatus, OcrModel
-from tests.local_runs import page_text, wait_for, write_long_pdf
+from tests.local_runs import idp_cli, page_text, wait_for, write_long_pdf
 from tests.pdftext import pdf_text, read_pages
 from tests.placement import overlay_marks, page_as_rendered
 
@@ -28,18 +26,6 @@ pytestmark = pytest.mark.ocr
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 JOB_TIMEOUT_S = 300.0
-
-
-def _idp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "devkit.cli.main", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO_ROOT,
-        timeout=900,
-        env=env,
-        check=False,
-    )
 
 
 def _page(lines: list[str]) -> Any:
@@ -66,7 +52,7 @@ def test_local_run_cli_recognizes_a_png_and_a_pdf(tmp_path: Path, models_dir: Pa
 
     # WHEN `idp local run --json` runs them through the whole local pipeline
     events = tmp_path / "events.jsonl"
-    done = _idp(
+    done = idp_cli(
         "local",
         "run",
         str(png),
@@ -112,7 +98,7 @@ def test_local_run_cli_fans_a_long_pdf_out_and_merges_it_in_order(
     texts = write_long_pdf(pdf, 23)
 
     # WHEN `idp local run` OCRs it in chunks of 5 pages on 2 workers
-    done = _idp(
+    done = idp_cli(
         "local", "run", str(pdf), "--chunk-pages", "5", "--workers", "2",
         "--out", str(tmp_path / "out"), "--json", "--overlay-page", "0",
     )  # fmt: skip
@@ -139,7 +125,7 @@ def test_local_run_cli_exits_nonzero_when_a_job_fails(tmp_path: Path) -> None:
     fake.write_text("this is not an image\n")
 
     # WHEN it is run locally
-    done = _idp("local", "run", str(fake), "--model", "PP-OCRv5", "--json")
+    done = idp_cli("local", "run", str(fake), "--model", "PP-OCRv5", "--json")
 
     # THEN the job ends FAILED with its specific code and the command exits non-zero
     assert done.returncode == 1
@@ -224,8 +210,8 @@ def test_idp_status_and_jobs_show_what_dynamodb_holds(
     env = {**pipeline.endpoint.process_env(), "PATH": "/usr/bin:/bin"}
 
     # WHEN the CLI is asked against the emulator
-    listed = _idp("jobs", "--endpoint-url", url, "--json", env=env)
-    one = _idp("status", stored[0]["job_id"], "--endpoint-url", url, "--json", env=env)
+    listed = idp_cli("jobs", "--endpoint-url", url, "--json", env=env)
+    one = idp_cli("status", stored[0]["job_id"], "--endpoint-url", url, "--json", env=env)
 
     # THEN both show the records DynamoDB holds
     assert listed.returncode == 0, listed.stderr
@@ -276,8 +262,8 @@ def test_a_page_with_ink_but_no_text_is_flagged_for_review_on_the_job_and_in_the
     assert second["quality"]["reasons"]
     assert first["render"]["scale"] > 0
     # AND `idp jobs` and `idp status` show it
-    listed = _idp("jobs", "--endpoint-url", url, env=env)
-    shown = _idp("status", submitted.job_id, "--endpoint-url", url, env=env)
+    listed = idp_cli("jobs", "--endpoint-url", url, env=env)
+    shown = idp_cli("status", submitted.job_id, "--endpoint-url", url, env=env)
     assert listed.returncode == 0, listed.stderr
     row = next(line for line in listed.stdout.splitlines() if submitted.job_id[:12] in line)
     assert "p. 2" in row
@@ -297,15 +283,15 @@ def test_idp_submit_result_and_overlay_against_the_emulator(
     page.write_bytes(encode(_page(lines), "PNG"))
 
     # WHEN it is submitted, then its result and an overlay are asked for
-    submitted = _idp(
+    submitted = idp_cli(
         "submit", str(page), "--model", "ocr", "--endpoint-url", url, "--json", env=env
     )
     assert submitted.returncode == 0, submitted.stderr
     job_id = json.loads(submitted.stdout)["job_id"]
     record = pipeline.client().wait([job_id], timeout_s=JOB_TIMEOUT_S)[job_id]
-    result = _idp("result", job_id, "--endpoint-url", url, "--json", env=env)
+    result = idp_cli("result", job_id, "--endpoint-url", url, "--json", env=env)
     overlay_png = tmp_path / "overlay.png"
-    overlay = _idp(
+    overlay = idp_cli(
         "overlay", job_id, "--page", "1", "--out", str(overlay_png), "--endpoint-url", url, env=env
     )
 
@@ -338,7 +324,7 @@ def test_a_pdf_scanned_sideways_and_upside_down_reads_upright_and_its_overlay_li
     job_id = client.submit(scan, model=OcrModel.PP_OCRV5).job_id
     record = client.wait([job_id], timeout_s=JOB_TIMEOUT_S)[job_id]
     overlay_png = tmp_path / "overlay.png"
-    overlay = _idp(
+    overlay = idp_cli(
         "overlay", job_id, "--page", "1", "--out", str(overlay_png), "--endpoint-url", url, env=env
     )
 

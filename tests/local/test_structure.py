@@ -5,9 +5,8 @@ two-column page and a real table page (tests/documents/samples: licences in its 
 from __future__ import annotations
 
 import json
+import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,9 @@ import pytest
 from textractor.parsers import response_parser
 
 from devkit.textmetrics import character_error_rate
+from idp.contract.results import LAYOUT_BLOCK_TYPES
+from tests.docs_samples import integrate_sample
+from tests.local_runs import idp_cli
 from tests.pdftext import pdf_text
 
 pytestmark = pytest.mark.ocr
@@ -33,29 +35,10 @@ def _truth_rows(csv: Path) -> list[list[str]]:
 def ran(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     """`idp local run --model PP-StructureV3` on both pages; each file's row and result dir."""
     out = tmp_path_factory.mktemp("structure")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "devkit.cli.main",
-            "local",
-            "run",
-            str(TWO_COLUMNS),
-            str(MTCARS),
-            "--model",
-            "PP-StructureV3",
-            "--json",
-            "--out",
-            str(out),
-            "--overlay-page",
-            "0",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=1500,
-        check=False,
-    )
+    done = idp_cli(
+        "local", "run", str(TWO_COLUMNS), str(MTCARS), "--model", "PP-StructureV3",
+        "--json", "--out", str(out), "--overlay-page", "0",
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     rows = json.loads(done.stdout)
     return {Path(row["file"]).name: row for row in rows}
@@ -71,17 +54,7 @@ def test_both_pages_complete_offline_with_typed_blocks(ran: dict[str, dict[str, 
         result = json.loads(Path(row["result"]).read_text())
         (page,) = result["pages"][:1]
         assert page["blocks"], "no blocks"
-        assert {block["type"] for block in page["blocks"]} <= {
-            "title",
-            "text",
-            "list",
-            "table",
-            "figure",
-            "caption",
-            "header",
-            "footer",
-            "formula",
-        }
+        assert {block["type"] for block in page["blocks"]} <= set(LAYOUT_BLOCK_TYPES)
         assert all(block["label"] for block in page["blocks"] if block["lines"])
         stages = {stage["name"]: stage for stage in page["stages"]}
         assert stages["layout"]["substitute_for"] == "PP-DocLayout_plus-L"
@@ -117,6 +90,16 @@ def test_the_table_page_gives_its_cells_a_markdown_table_and_textractor_rows(
     frame = response_parser.parse(textract).tables[0].to_pandas()
     assert frame.shape == (33, 12)
     assert [str(value).strip() for value in frame.iloc[1, :3]] == ["Mazda RX4", "21.0", "6"]
+    # AND the Integrate page's sample, run as written on the job's file, gives the rows too
+    scope: dict[str, Any] = {"json": json}
+    previous = Path.cwd()
+    os.chdir(files)
+    try:
+        exec(integrate_sample("python", "to_pandas"), scope)
+    finally:
+        os.chdir(previous)
+    assert scope["rows"].shape == (33, 12)
+    assert "Mazda RX4" in scope["markdown"]
     # AND the page's text reads the table row by row: the header, then the first car's row
     texts = [line["text"] for line in result["pages"][0]["lines"]]
     start = texts.index("carb")

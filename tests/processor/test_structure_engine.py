@@ -167,3 +167,44 @@ def test_the_real_layout_model_finds_the_table_of_a_real_page(models_dir: Path) 
     assert x0 < 0.3 * page.width
     assert x1 > 0.6 * page.width
     assert y1 - y0 > 0.4 * page.height
+
+
+def _grid_image(rows: int, columns: int) -> np.ndarray:
+    """A white region with `rows` × `columns` cells of glyph-like marks, wide gutters between."""
+    grey = np.full((40 * rows + 20, 160 * columns + 20), 255, dtype=np.uint8)
+    for r in range(rows):
+        for c in range(columns):
+            y, x = 20 + 40 * r, 20 + 160 * c
+            grey[y : y + 18, x : x + 90 : 6] = 0  # strokes of a short number
+    return grey
+
+
+def test_a_region_of_text_in_rows_and_columns_reads_as_a_table() -> None:
+    assert layout.reads_as_table(_grid_image(rows=6, columns=4))
+    assert not layout.reads_as_table(_grid_image(rows=6, columns=2))  # one gutter: two columns
+    assert not layout.reads_as_table(_grid_image(rows=2, columns=5))  # two rows: a caption
+
+
+def test_a_picture_or_a_plot_is_no_table() -> None:
+    photo = np.full((400, 600), 90, dtype=np.uint8)  # dense ink
+    plot = np.full((400, 600), 255, dtype=np.uint8)
+    plot[:, 50] = 0  # an axis
+    plot[350, :] = 0
+    for x in range(60, 600):  # a curve across the plot
+        plot[int(200 + 120 * np.sin(x / 40)), x] = 0
+    assert not layout.reads_as_table(photo)
+    assert not layout.reads_as_table(plot)
+
+
+def test_a_figure_region_that_reads_as_a_table_is_labelled_a_table() -> None:
+    # GIVEN decoded regions: a "figure" over a grid of numbers, an "equation" over a blank
+    page = np.full((600, 900), 255, dtype=np.uint8)
+    page[100:360, 100:760] = _grid_image(rows=6, columns=4)[:260, :660]
+    figure, equation = layout.CDLA_LABELS.index("figure"), layout.CDLA_LABELS.index("equation")
+    rows = np.array(
+        [[figure, 0.8, 95, 95, 765, 365], [equation, 0.7, 100, 450, 500, 520]], dtype=np.float32
+    )
+    # WHEN the regions are checked
+    layout.retype_tables(rows, page)
+    # THEN the grid is a table; the blank equation stays what it was
+    assert [layout.CDLA_LABELS[int(label)] for label in rows[:, 0]] == ["table", "equation"]

@@ -9,6 +9,12 @@ PaddleX's own DetPostProcess (per-class thresholds, layout NMS, merge modes, unc
 what PaddleX's layout predictor returns. Its labels are renamed to the PP-DocLayout labels that
 PP-StructureV3 routes regions by, so the rest of the pipeline runs unchanged.
 
+The CDLA model often calls a table of figures a figure or an equation (a table set in a
+document format it was not trained on, such as LaTeX's). Before PaddleX's post-processing, such a
+region whose ink reads as a table (`reads_as_table`: rows of glyph-sized text with at least
+three gutters running down through them, no picture-like fill) is labelled a table, so that
+PP-StructureV3 sends it to its table model. This is the substitute's own step, not PaddleX's.
+
 The decode is PicoDet's (GFL): for each of 4 feature levels (strides 8, 16, 32, 64 over the
 608 × 800 input), per-class sigmoid scores and, per side of the box, a distribution over 8 bins
 whose expectation times the stride is the side's distance from the anchor's centre. It gives the
@@ -168,6 +174,65 @@ def decode(
     return np.asarray(found, dtype=np.float32).reshape(-1, 6)
 
 
+_INK: Final = 160  # grey values below this are ink
+_RULE_SHARE: Final = 0.5  # a pixel row this inked is a ruling line, not text
+_MIN_ROW_PX: Final = 8  # a text row lower than this is noise
+_MIN_ROWS: Final = 4
+_MIN_GUTTERS: Final = 3
+_GUTTER_INK: Final = 0.1  # a gutter: x where at most this share of the rows have ink
+_GUTTER_WIDTH: Final = 0.8  # ... at least this many row heights wide
+_MAX_TALL: Final = 0.2  # rows over 2.2 median heights (a plot, a picture): at most this share
+_MAX_FILL: Final = 0.2  # ink within the rows: a photo or a filled chart is denser
+_RETYPED: Final = ("figure", "equation")
+
+
+def _runs(mask: npt.NDArray[np.bool_]) -> list[tuple[int, int]]:
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
+    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+
+
+def reads_as_table(grey: npt.NDArray[np.uint8]) -> bool:
+    """Whether a region's ink (greyscale) is a table's: at least 4 rows of text of a like
+    height, at least 3 gutters down through them, and no picture-like fill."""
+    ink = grey < _INK
+    if ink.size == 0:
+        return False
+    profile = ink.mean(axis=1)
+    text_rows = (profile > 0.003) & (profile <= _RULE_SHARE)
+    rows = [(a, b) for a, b in _runs(text_rows) if b - a >= _MIN_ROW_PX]
+    if len(rows) < _MIN_ROWS:
+        return False
+    heights = np.array([b - a for a, b in rows], dtype=np.float64)
+    height = float(np.median(heights))
+    if float((heights > 2.2 * height).mean()) > _MAX_TALL:
+        return False
+    if float(np.mean([ink[a:b].mean() for a, b in rows])) > _MAX_FILL:
+        return False
+    occupied = np.array([ink[a:b].any(axis=0) for a, b in rows]).mean(axis=0)
+    inked = np.flatnonzero(occupied > 0)
+    left, right = int(inked.min()), int(inked.max())
+    gutters = [
+        (a, b)
+        for a, b in _runs(occupied <= _GUTTER_INK)
+        if a > left and b <= right and b - a >= _GUTTER_WIDTH * height
+    ]
+    return len(gutters) >= _MIN_GUTTERS
+
+
+def retype_tables(rows: npt.NDArray[np.float32], grey: npt.NDArray[np.uint8]) -> None:
+    """Label as tables, in place, the figure and equation regions whose ink reads as a table."""
+    table = CDLA_LABELS.index("table")
+    retyped = [CDLA_LABELS.index(name) for name in _RETYPED]
+    height, width = grey.shape
+    for row in rows:
+        if int(row[0]) not in retyped:
+            continue
+        x0, y0 = max(int(row[2]), 0), max(int(row[3]), 0)
+        x1, y1 = min(int(np.ceil(row[4])), width), min(int(np.ceil(row[5])), height)
+        if reads_as_table(grey[y0:y1, x0:x1]):
+            row[0] = table
+
+
 def check_labels(metadata: Mapping[str, str]) -> None:
     """ModelUnavailable unless the ONNX file names exactly the CDLA classes, in order."""
     labels = tuple(metadata.get("character", "").split())
@@ -224,6 +289,7 @@ def layout_predictor(
                 width, height = page["ori_img_size"]
                 outputs = session.run(None, {input_name: network_input(page["img"])})
                 rows = decode(outputs, width, height, score_floor=floor)
+                retype_tables(rows, np.asarray(page["img"]).mean(axis=2).astype(np.uint8))
                 found.append(
                     self._post.apply(
                         rows,
