@@ -120,7 +120,7 @@ def test_result_textract_json_reads_in_textractor_as_the_job_read_it(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "result.textract.json").write_text(json.dumps(textract[scanned.job_id]))
     scope: dict[str, Any] = {}
-    exec(integrate_sample("python", "textractor"), scope)
+    exec(integrate_sample("python", "get_text_and_words"), scope)
     assert [line for line in scope["text"].split("\n") if line] == _lines(
         results[scanned.job_id], 1
     )
