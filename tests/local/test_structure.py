@@ -91,7 +91,7 @@ def test_the_table_page_gives_its_cells_a_markdown_table_and_textractor_rows(
     assert frame.shape == (33, 12)
     assert [str(value).strip() for value in frame.iloc[1, :3]] == ["Mazda RX4", "21.0", "6"]
     # AND the Integrate page's sample, run as written on the job's file, gives the rows too
-    scope: dict[str, Any] = {"json": json}
+    scope: dict[str, Any] = {}
     previous = Path.cwd()
     os.chdir(files)
     try:
