@@ -102,25 +102,26 @@ def plan_structure(
     model for tables without ruling lines, or both layout models."""
     found: dict[str, tuple[str, Path]] = {}
     missing: dict[str, str] = {}
+    why: list[ModelUnavailable] = []
     for role, name in roles.items():
         try:
             found[role] = (name, resolve(name))
-        except ModelUnavailable:
+        except ModelUnavailable as exc:
             missing[role] = name
+            why.append(exc)
     plan = StructurePlan(model_dirs=found)
-    required = [name for role, name in missing.items() if role in (*_OCR_ROLES, "doc_unwarping")]
-    if "wireless_table_structure_recognition" in missing:
-        required.append(missing["wireless_table_structure_recognition"])
-    if required:
-        raise ModelUnavailable(f"PP-StructureV3 needs {', '.join(required)}, not in the cache")
+    needed = (*_OCR_ROLES, "doc_unwarping", "wireless_table_structure_recognition")
+    required = [name for role, name in missing.items() if role in needed]
     if "layout_detection" in missing:
         try:
             plan.layout_substitute = resolve(CDLA_LAYOUT_MODEL)
-        except ModelUnavailable as exc:
-            raise ModelUnavailable(
-                f"PP-StructureV3 needs a layout model: neither {LAYOUT_MODEL} nor its offline "
-                f"substitute {CDLA_LAYOUT_MODEL} is in the cache ({exc.message})"
-            ) from exc
+        except ModelUnavailable:
+            required.append(f"{LAYOUT_MODEL} (or its offline substitute {CDLA_LAYOUT_MODEL})")
+    if required:
+        # The cache's own message says how to fill it (idp models sync).
+        raise ModelUnavailable(
+            f"PP-StructureV3 needs {', '.join(required)}, not in the model cache. {why[0].message}"
+        )
     for role in ("table_classification", *_WIRED_TABLE_ROLES):
         if role in missing:
             plan.substituted_roles[role] = missing[role]
