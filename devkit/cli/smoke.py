@@ -122,13 +122,10 @@ class SmokeOutcome:
 
 
 def default_models(pipeline: PipelineNames) -> list[OcrModel]:
-    """PP-OCRv5 and PP-OCRv6 always (both ship in the image); PaddleOCR-VL when the stack has
-    its endpoint.
-
-    PP-StructureV3 is left out unless asked for: its layout weights do not ship offline and
-    come from `idp models sync` (or a slow first hub download).
-    """
-    models = [OcrModel.PP_OCRV5, OcrModel.PP_OCRV6]
+    """PP-OCRv5, PP-OCRv6 and PP-StructureV3 always (their weights, or PP-StructureV3's
+    layout substitute, are in every model cache the offline weights seed); PaddleOCR-VL when the
+    stack has its endpoint."""
+    models = [OcrModel.PP_OCRV5, OcrModel.PP_OCRV6, OcrModel.PP_STRUCTUREV3]
     if pipeline.vl_endpoint is not None:
         models.append(OcrModel.PADDLEOCR_VL)
     return models

@@ -60,7 +60,7 @@ def test_smoke_passes_for_every_model_the_local_stack_runs(local_up: LocalUp) ->
     # COMPLETED and read the generated page back
     assert result.exit_code == 0, result.output
     rows = _rows(result)
-    assert set(rows) == {"PP-OCRv5", "PP-OCRv6", "PaddleOCR-VL"}
+    assert set(rows) == {"PP-OCRv5", "PP-OCRv6", "PP-StructureV3", "PaddleOCR-VL"}
     for row in rows.values():
         assert row["status"] == "COMPLETED"
         assert row["ok"] is True
@@ -71,6 +71,7 @@ def test_smoke_passes_for_every_model_the_local_stack_runs(local_up: LocalUp) ->
     assert rows["PaddleOCR-VL"]["substitute"] is True
     assert rows["PP-OCRv5"]["substitute"] is False
     assert rows["PP-OCRv6"]["substitute"] is False
+    assert rows["PP-StructureV3"]["substitute"] is False
 
 
 @pytest.mark.parametrize(
@@ -78,8 +79,8 @@ def test_smoke_passes_for_every_model_the_local_stack_runs(local_up: LocalUp) ->
     [
         # the model, its status, the check and the first recognized line
         ("PP-OCRv5", "PP-OCRv5", 0, ("COMPLETED", "pass", "Invoice 2041 was issued"), "1/1"),
-        # without PP-StructureV3 weights in the local stack: the status, FAIL and the error code
-        ("structure", "PP-StructureV3", 1, ("FAILED", "FAIL", "MODEL_UNAVAILABLE"), "0/1"),
+        # PP-StructureV3 by its alias, its regions read in order
+        ("structure", "PP-StructureV3", 0, ("COMPLETED", "pass", "Total amount payable"), "1/1"),
     ],
 )
 def test_smoke_table_shows_a_row_per_model_and_how_many_passed(
@@ -104,21 +105,24 @@ def test_smoke_table_shows_a_row_per_model_and_how_many_passed(
 
 
 def test_smoke_fails_when_a_models_weights_are_missing(local_up: LocalUp) -> None:
-    # GIVEN the local stack, whose model cache has no PP-StructureV3 layout weights (they come
-    # from the model hub, which the local processor may not use)
+    # GIVEN the local stack, whose model cache has PP-OCRv5's recognizer for English and
+    # Chinese but not its Latin one (it comes from the model hub, which the local processor may
+    # not use), and PP-OCRv6, whose one recognizer reads French
 
-    # WHEN the smoke is asked for PP-StructureV3 as well
-    result = _smoke(local_up, "--model", "PP-OCRv5", "--model", "PP-StructureV3", "--json")
+    # WHEN the smoke checks both in French
+    result = _smoke(
+        local_up, "--model", "PP-OCRv5", "--model", "PP-OCRv6", "--lang", "fr", "--json"
+    )
 
-    # THEN it exits 1: PP-StructureV3 FAILED with the recorded error, PP-OCRv5 still passed
+    # THEN it exits 1: PP-OCRv5 FAILED with the recorded error, PP-OCRv6 still passed
     assert result.exit_code == 1, result.output
     rows = _rows(result)
-    structure = rows["PP-StructureV3"]
-    assert structure["status"] == "FAILED"
-    assert structure["ok"] is False
-    assert structure["error"]["code"] == "MODEL_UNAVAILABLE"
-    assert structure["problem"].startswith("MODEL_UNAVAILABLE: ")
-    assert rows["PP-OCRv5"]["ok"] is True
+    failed = rows["PP-OCRv5"]
+    assert failed["status"] == "FAILED"
+    assert failed["ok"] is False
+    assert failed["error"]["code"] == "MODEL_UNAVAILABLE"
+    assert failed["problem"].startswith("MODEL_UNAVAILABLE: ")
+    assert rows["PP-OCRv6"]["ok"] is True
 
 
 def test_smoke_fails_when_jobs_do_not_finish_in_time(local_up: LocalUp) -> None:
@@ -142,9 +146,9 @@ def test_smoke_of_a_cpu_only_stack_checks_the_cpu_models_only(local_up: LocalUp)
     # WHEN the smoke runs against it by stack name, with its defaults
     result = _idp("smoke", "--stack-name", "cpu-only", "--json", env=aws)
 
-    # THEN only the text-line models are checked, and they pass
+    # THEN only the CPU models are checked, and they pass
     assert result.exit_code == 0, result.output
-    assert list(_rows(result)) == ["PP-OCRv5", "PP-OCRv6"]
+    assert list(_rows(result)) == ["PP-OCRv5", "PP-OCRv6", "PP-StructureV3"]
 
 
 def test_smoke_refuses_paddleocr_vl_on_a_stack_without_it(local_up: LocalUp) -> None:

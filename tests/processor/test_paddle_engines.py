@@ -459,3 +459,23 @@ def test_engine_error_on_a_page_becomes_engine_failure() -> None:
     engine = PPStructureV3Engine(_StructurePipeline(fail=True), info=info)
     with pytest.raises(EngineFailure, match="page 2"):
         engine.recognize(_page())
+
+
+def test_a_second_read_of_a_line_already_read_is_dropped() -> None:
+    # GIVEN a page's OCR where PaddleX re-read a strip of a region that cuts through a line it
+    # had read, and appended the garbled second read
+    result = {
+        **STRUCTURE_RESULT,
+        "overall_ocr_res": {
+            "rec_texts": ["Total amount payable: 1,284.50 EUR", "TOtat amiouiI payabte. 「,ZO4.30"],
+            "rec_scores": [0.99, 0.71],
+            "rec_polys": [
+                [[44, 46], [929, 46], [929, 80], [44, 80]],
+                [[38, 64], [929, 64], [929, 87], [38, 87]],
+            ],
+        },
+    }
+    # WHEN the page is converted
+    content = structure_page_content(result, 1000, 800)
+    # THEN only the first read is kept
+    assert [line.text for line in content.lines] == ["Total amount payable: 1,284.50 EUR"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -114,7 +114,7 @@ def structure_page_content(data: Mapping[str, Any], width: int, height: int) -> 
     overall_ocr_res, table_res_list with each table's HTML and cell boxes, layout_det_res) →
     typed blocks with their lines and cells, the lines in that order, and the page's Markdown
     (idp.document.ocr.steps.regions)."""
-    lines = lines_from_ocr(data.get("overall_ocr_res") or {}, width, height)
+    lines = _first_reads(lines_from_ocr(data.get("overall_ocr_res") or {}, width, height))
     tables = list(data.get("table_res_list") or [])
     regions: list[Region] = []
     for item in data.get("parsing_res_list") or []:
@@ -139,3 +139,34 @@ def structure_page_content(data: Mapping[str, Any], width: int, height: int) -> 
         markdown=laid.markdown or None,
         layout_regions=len(found) if found is not None else len(regions),
     )
+
+
+# A line this much inside an earlier line's box is a second read of that line.
+_REREAD_SHARE: Final = 0.5
+
+
+def _first_reads(lines: list[Line]) -> list[Line]:
+    """The page's lines without PaddleX's second reads of them. Where a layout region reaches
+    past the lines the detector found in it, PP-StructureV3 reads the uncovered strip again and
+    appends what it reads to the page's OCR; a strip that cuts through a line already read gives
+    that line again, garbled (half its glyphs). A line mostly inside an earlier one is dropped."""
+    kept: list[Line] = []
+    for line in lines:
+        x0, y0, x1, y1 = _bounds(line.box)
+        area = max(x1 - x0, 0.0) * max(y1 - y0, 0.0)
+        overlaps = (_overlap((x0, y0, x1, y1), _bounds(other.box)) for other in kept)
+        if area > 0 and any(share / area >= _REREAD_SHARE for share in overlaps):
+            continue
+        kept.append(line)
+    return kept
+
+
+def _bounds(box: Quad) -> tuple[float, float, float, float]:
+    xs, ys = [x for x, _ in box], [y for _, y in box]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return max(w, 0.0) * max(h, 0.0)
