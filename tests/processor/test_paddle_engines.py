@@ -464,17 +464,16 @@ def test_engine_error_on_a_page_becomes_engine_failure() -> None:
 def test_a_second_read_of_a_line_already_read_is_dropped() -> None:
     # GIVEN a page's OCR where PaddleX re-read a strip of a region that cuts through a line it
     # had read, and appended the garbled second read
-    result = {
-        **STRUCTURE_RESULT,
-        "overall_ocr_res": {
-            "rec_texts": ["Total amount payable: 1,284.50 EUR", "TOtat amiouiI payabte. 「,ZO4.30"],
-            "rec_scores": [0.99, 0.71],
-            "rec_polys": [
-                [[44, 46], [929, 46], [929, 80], [44, 80]],
-                [[38, 64], [929, 64], [929, 87], [38, 87]],
-            ],
-        },
+    reads = [  # (text, score, x0, y0, x1, y1): the line, then the strip through its lower half
+        ("Total amount payable: 1,284.50 EUR", 0.99, 44, 46, 929, 80),
+        ("TOtat amiouiI payabte. 「,ZO4.30", 0.71, 38, 64, 929, 87),
+    ]
+    ocr = {
+        "rec_texts": [text for text, *_ in reads],
+        "rec_scores": [score for _, score, *_ in reads],
+        "rec_polys": [[[x0, y0], [x1, y0], [x1, y1], [x0, y1]] for *_, x0, y0, x1, y1 in reads],
     }
+    result = {**STRUCTURE_RESULT, "overall_ocr_res": ocr}
     # WHEN the page is converted
     content = structure_page_content(result, 1000, 800)
     # THEN only the first read is kept
