@@ -29,7 +29,7 @@ import json
 import uuid
 from typing import IO, Any, Final
 
-from idp.contract.quads import is_vertical, quad_span
+from idp.contract.quads import centre, contains, is_vertical, quad_span
 from idp.contract.results import Block, Line, PageResult, Quad, TableCell, Word
 
 # A fixed namespace for the block ids (uuid5 of job id, page and position).
@@ -253,8 +253,8 @@ class _Layout:
         found: dict[int, list[dict[str, Any]]] = {}
         for line in block.lines:
             for word_block, word in self.words_of_line[line]:
-                x, y = _centre(word.box)
-                cell = next((c for c in boxed if c.box and _holds(c.box, x, y)), None)
+                point = centre(word.box)
+                cell = next((c for c in boxed if c.box and contains(c.box, point)), None)
                 if cell is not None:
                     found.setdefault(id(cell), []).append(word_block)
         return found
@@ -270,15 +270,6 @@ class _Layout:
             return cell.box
         inner = TableCell(row=row - cell.row + 1, column=column - cell.column + 1)
         return _grid_box(cell.box, inner, cell.row_span, cell.column_span)
-
-
-def _centre(box: Quad) -> tuple[float, float]:
-    return sum(x for x, _ in box) / 4, sum(y for _, y in box) / 4
-
-
-def _holds(box: Quad, x: float, y: float) -> bool:
-    xs, ys = [p for p, _ in box], [q for _, q in box]
-    return min(xs) <= x <= max(xs) and min(ys) <= y <= max(ys)
 
 
 def _grid_box(box: Quad, cell: TableCell, rows: int, columns: int) -> Quad:

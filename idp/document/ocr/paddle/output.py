@@ -9,7 +9,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from idp.contract.quads import VERTICAL_RATIO, quad_span
+from idp.contract.quads import VERTICAL_RATIO, area, bounds, overlap, quad_span
 from idp.contract.results import Line, Quad, Word
 from idp.document.ocr.engine import PageContent
 from idp.document.ocr.steps.regions import Region, lay_out
@@ -152,21 +152,9 @@ def _first_reads(lines: list[Line]) -> list[Line]:
     that line again, garbled (half its glyphs). A line mostly inside an earlier one is dropped."""
     kept: list[Line] = []
     for line in lines:
-        x0, y0, x1, y1 = _bounds(line.box)
-        area = max(x1 - x0, 0.0) * max(y1 - y0, 0.0)
-        overlaps = (_overlap((x0, y0, x1, y1), _bounds(other.box)) for other in kept)
-        if area > 0 and any(share / area >= _REREAD_SHARE for share in overlaps):
+        box = bounds(line.box)
+        size = area(box)
+        if size > 0 and any(overlap(box, bounds(o.box)) / size >= _REREAD_SHARE for o in kept):
             continue
         kept.append(line)
     return kept
-
-
-def _bounds(box: Quad) -> tuple[float, float, float, float]:
-    xs, ys = [x for x, _ in box], [y for _, y in box]
-    return min(xs), min(ys), max(xs), max(ys)
-
-
-def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    return max(w, 0.0) * max(h, 0.0)

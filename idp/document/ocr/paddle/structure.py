@@ -43,6 +43,7 @@ from idp.document.ocr.models.catalogue import (
 from idp.document.ocr.models.choice import ModelResolver
 from idp.document.ocr.models.onnx_export import ONNX_FILE
 from idp.document.ocr.paddle import layout
+from idp.document.ocr.paddle.kwargs import choose_runtime
 from idp.document.ocr.settings import EngineSettings, InferenceBackend
 
 SUBSTITUTE: Final = "substitute:"
@@ -225,18 +226,10 @@ def structure_config(
 
 
 def ocr_runtime(plan: StructurePlan, settings: EngineSettings) -> InferenceBackend:
-    """ONNX Runtime for the text models where every one of them carries an ONNX export (the
-    processor's default for text lines); the table model runs on Paddle Inference either way
-    (its ONNX export does not load in ONNX Runtime)."""
-    text = [path for role, (_, path) in plan.model_dirs.items() if role in _OCR_ROLES]
-    if settings.runtime == "paddle":
-        return "paddle"
-    if text and all((path / ONNX_FILE).is_file() for path in text):
-        import importlib.util
-
-        if importlib.util.find_spec("onnxruntime") is not None:
-            return "onnxruntime"
-    return "paddle"
+    """The text models' backend, chosen as for a text-line engine (choose_runtime); the table
+    model runs on Paddle Inference either way (its ONNX export does not load in ONNX Runtime)."""
+    text = {role: dirs for role, dirs in plan.model_dirs.items() if role in _OCR_ROLES}
+    return choose_runtime(settings, text)
 
 
 class _AlwaysWireless:

@@ -16,7 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from idp.contract.results import Block, Line, Quad, TableCell
+from idp.contract.quads import area, bounds, centre, contains, hull
+from idp.contract.results import Block, Line, Point, Quad, TableCell
 from idp.document.ocr.steps.tables import cells_of_html, markdown_table
 
 # Layout labels (PP-DocLayout's, PaddleOCR-VL's) → block type; any other label is text.
@@ -92,7 +93,7 @@ def lay_out(regions: Sequence[Region], lines: Sequence[Line]) -> LaidOut:
     ]
     loose = _Placed(None, "text")
     for index, line in enumerate(lines):
-        holder = _innermost(placed, _centre(line.box))
+        holder = _innermost(placed, centre(line.box))
         (holder or loose).lines.append(index)
     if loose.lines:
         placed.append(loose)
@@ -107,7 +108,7 @@ def lay_out(regions: Sequence[Region], lines: Sequence[Line]) -> LaidOut:
         blocks.append(
             Block(
                 type=kind,
-                box=part.region.box if part.region else _hull([line.box for line in own]),
+                box=part.region.box if part.region else hull([line.box for line in own]),
                 text=None if kind == "table" else _text(part.region, own),
                 html=part.region.html if part.region and kind == "table" else None,
                 lines=list(range(first, len(ordered))),
@@ -149,44 +150,27 @@ def _cells(region: Region) -> list[TableCell]:
     return cells_of_html(region.html, region.cell_boxes)
 
 
-def _centre(box: Quad) -> tuple[float, float]:
-    return sum(x for x, _ in box) / 4, sum(y for _, y in box) / 4
-
-
-def _bounds(box: Quad) -> tuple[float, float, float, float]:
-    xs, ys = [x for x, _ in box], [y for _, y in box]
-    return min(xs), min(ys), max(xs), max(ys)
-
-
-def _inside(point: tuple[float, float], box: Quad) -> bool:
-    x0, y0, x1, y1 = _bounds(box)
-    return x0 <= point[0] <= x1 and y0 <= point[1] <= y1
-
-
-def _area(box: Quad) -> float:
-    x0, y0, x1, y1 = _bounds(box)
-    return max(x1 - x0, 0.0) * max(y1 - y0, 0.0)
-
-
-def _innermost(placed: Sequence[_Placed], point: tuple[float, float]) -> _Placed | None:
-    holders = [part for part in placed if part.region and _inside(point, part.region.box)]
+def _innermost(placed: Sequence[_Placed], point: Point) -> _Placed | None:
+    holders = [part for part in placed if part.region and contains(part.region.box, point)]
     return min(
-        holders, key=lambda part: _area(part.region.box) if part.region else 0.0, default=None
+        holders,
+        key=lambda part: area(bounds(part.region.box)) if part.region else 0.0,
+        default=None,
     )
 
 
 def _rows(indices: Sequence[int], lines: Sequence[Line]) -> list[int]:
     """Lines top to bottom, those side by side on one row left to right."""
     rows: list[list[int]] = []
-    for index in sorted(indices, key=lambda i: _centre(lines[i].box)[1]):
-        _, y0, _, y1 = _bounds(lines[index].box)
+    for index in sorted(indices, key=lambda i: centre(lines[i].box)[1]):
+        _, y0, _, y1 = bounds(lines[index].box)
         if rows:
-            _, r0, _, r1 = _bounds(lines[rows[-1][0]].box)
+            _, r0, _, r1 = bounds(lines[rows[-1][0]].box)
             if abs((y0 + y1) / 2 - (r0 + r1) / 2) <= 0.5 * min(y1 - y0, r1 - r0):
                 rows[-1].append(index)
                 continue
         rows.append([index])
-    return [index for row in rows for index in sorted(row, key=lambda i: _bounds(lines[i].box)[0])]
+    return [index for row in rows for index in sorted(row, key=lambda i: bounds(lines[i].box)[0])]
 
 
 def _in_order(part: _Placed, lines: Sequence[Line]) -> list[int]:
@@ -197,12 +181,12 @@ def _in_order(part: _Placed, lines: Sequence[Line]) -> list[int]:
     by_cell: dict[int, list[int]] = {}
     rest: list[int] = []
     for index in part.lines:
-        point = _centre(lines[index].box)
+        point = centre(lines[index].box)
         cell = next(
             (
                 n
                 for n, cell in enumerate(part.cells)
-                if cell.box is not None and _inside(point, cell.box)
+                if cell.box is not None and contains(cell.box, point)
             ),
             None,
         )
@@ -245,13 +229,3 @@ def paragraph_text(lines: Sequence[str]) -> str:
 
 def _cjk(character: str) -> bool:
     return "\u3040" <= character <= "\u30ff" or "\u3400" <= character <= "\u9fff"
-
-
-def _hull(boxes: Sequence[Quad]) -> Quad:
-    if not boxes:
-        return ((0.0, 0.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0))
-    x0 = min(_bounds(box)[0] for box in boxes)
-    y0 = min(_bounds(box)[1] for box in boxes)
-    x1 = max(_bounds(box)[2] for box in boxes)
-    y1 = max(_bounds(box)[3] for box in boxes)
-    return ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
