@@ -69,6 +69,12 @@ class ImageTooLarge(JobError):
     code = "IMAGE_TOO_LARGE"
 
 
+class UnsupportedShape(JobError):
+    """A page too thin or too elongated to hold a readable line of text (idp.document.budgets)."""
+
+    code = "IMAGE_SHAPE_UNSUPPORTED"
+
+
 class NoTextLayer(JobError):
     """text_layer "only" and a page whose text layer does not cover it (e.g. a scan)."""
 

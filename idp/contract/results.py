@@ -127,6 +127,9 @@ class ReviewReason(StrEnum):
     INK_NOT_READ = "ink_not_read"  # text-like ink that no line covers
     NO_TEXT_FOUND = "no_text_found"  # the page has ink but no line was read
     TEXT_TOO_SMALL = "text_too_small"  # lines are too few pixels high to read reliably
+    # The detector saw the lines too small: the page was shrunk to its input limit (a long
+    # wide strip; a tall page is read in tiles instead).
+    TEXT_SHRUNK = "text_shrunk"
     NO_LAYOUT_FOUND = "no_layout_found"  # a layout model found no region on a page with ink
     TABLE_NOT_READ = "table_not_read"  # a table region whose structure came back with no cells
     TEXT_VERTICAL = "text_vertical"  # most lines stand upright: a sideways page read as given
@@ -149,6 +152,8 @@ class PageQuality(BaseModel):
     dropped_lines: int = 0  # detected lines that read as nothing (left out of `lines`)
     ink_covered: float | None = None  # share of the page's text-like ink inside a line box
     line_height_px: float | None = None  # median line height on the rendered page
+    # The same as the text detector saw it (the page scaled to its input limit), where known.
+    detected_line_px: float | None = None
     retried: str | None = None  # what a second read of the page changed, where one ran
 
 

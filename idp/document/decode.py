@@ -14,7 +14,7 @@ import math
 import re
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import numpy as np
@@ -34,6 +34,7 @@ from idp.contract.lifetime import Closing
 from idp.contract.names import MediaType
 from idp.contract.results import RenderInfo
 from idp.document import render_scale
+from idp.document.budgets import ImageBudgets, budgets
 from idp.document.ink import page_ink, text_line_height
 from idp.document.media_types import detect_media_type
 
@@ -95,8 +96,9 @@ class Document(Closing):
         *,
         pdf_scale: float = names.DEFAULT_PDF_SCALE,
         max_pages: int = names.DEFAULT_MAX_PAGES,
-        max_pixels: int = names.MAX_IMAGE_PIXELS,
+        max_pixels: int | None = None,
         page_offset: int = 0,
+        limits: ImageBudgets | None = None,
     ) -> None:
         self.media_type = detect_media_type(data)
         self._data = data
@@ -104,7 +106,11 @@ class Document(Closing):
         # `page_offset + 1` there, and pages and errors are numbered as in that document.
         self._page_offset = page_offset
         self._pdf_scale = pdf_scale
-        self._max_pixels = max_pixels
+        # What a page may be (idp.document.budgets): this function's, or `max_pixels` a page.
+        self._limits = limits or budgets()
+        if max_pixels is not None:
+            self._limits = replace(self._limits, page_pixels=max_pixels)
+        self._max_pixels = self._limits.page_pixels
         self._pdf: Any = None  # pypdfium2.PdfDocument (the package ships no type hints)
         self._image: Image.Image | None = None
         try:
@@ -240,6 +246,12 @@ class Document(Closing):
             budget = min(render_scale.PIXEL_BUDGET, self._max_pixels)
             facts = render_scale.page_facts(page, pixel_budget=budget)
             render = render_scale.choose_scale(facts, self._pdf_scale)
+            width_pt, height_pt = page.get_size()
+            self._check_pixels(
+                math.ceil(width_pt * render.scale),
+                math.ceil(height_pt * render.scale),
+                f"PDF page {number} rendered at {render.scale:g}×",
+            )
             pixels = self._rasterize(page, render.scale, number)
             if render_scale.needs_text_check(facts):
                 # A scan says nothing of its text's size until its pixels are seen: measured on
@@ -272,7 +284,10 @@ class Document(Closing):
         height = math.ceil(height_pt * self._pdf_scale)
         if width < 1 or height < 1:
             raise CorruptDocument(f"PDF page {number} has an empty page box")
-        self._check_pixels(width, height, f"PDF page {number} rendered at {self._pdf_scale}×")
+        # Its shape is checked at the scale it is rendered at (a page read from its text layer
+        # is never rendered).
+        what = f"PDF page {number} rendered at {self._pdf_scale}×"
+        self._check_pixels(width, height, what, shape=False)
         return width, height
 
     # -- raster images -------------------------------------------------------------------------
@@ -344,12 +359,12 @@ class Document(Closing):
             f"{self._max_pixels / 1e6:.0f} MP a page may have (a possible decompression bomb)"
         )
 
-    def _check_pixels(self, width: int, height: int, what: str) -> None:
-        if width * height > self._max_pixels:
-            raise ImageTooLarge(
-                f"the {what} is {width}×{height} pixels ({width * height / 1e6:.0f} MP); "
-                f"the limit is {self._max_pixels / 1e6:.0f} MP per page"
-            )
+    def _check_pixels(self, width: int, height: int, what: str, *, shape: bool = True) -> None:
+        """ImageTooLarge for a page that may not be decoded at this size; UnsupportedShape for
+        one that could hold no readable line (`shape`: pixels that will be OCR'd)."""
+        self._limits.check_pixels(width, height, what)
+        if shape:
+            self._limits.check_shape(width, height, what)
 
     # -- lifetime ----------------------------------------------------------------------------------
     def close(self) -> None:

@@ -19,11 +19,9 @@ from idp.contract.names import OcrModel
 from idp.contract.results import OrientationCheck, PageQuality, RenderInfo, ReviewReason
 from idp.document.decode import PageImage, open_document
 from idp.document.ocr.engine import PageContent
-from idp.document.ocr.models.cache import ModelCache
 from idp.document.ocr.page import Reader, read_page
 from idp.document.ocr.pipeline import ocr_document
 from idp.document.ocr.registry import EngineRegistry
-from idp.document.ocr.settings import EngineSettings
 from idp.document.ocr.steps.quality import assess_page, retry_scale, second_read_is_better
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -45,17 +43,6 @@ CHART_LABELS = [
     "Pgallert",
     "Jclemens",
 ]
-
-
-@pytest.fixture(scope="module")
-def registry(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> EngineRegistry:
-    cache = ModelCache(
-        s3=None,
-        bucket=None,
-        local_root=tmp_path_factory.mktemp("models"),
-        search_roots=[models_dir],
-    )
-    return EngineRegistry(resolve=cache.fetch, settings=EngineSettings(cpu_threads=2))
 
 
 @pytest.fixture(scope="module")

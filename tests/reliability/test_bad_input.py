@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from devkit import synthetic
+from devkit import hostile, synthetic
 from idp.contract import names
 from idp.contract.job_record import JobRecord
 from idp.contract.names import JobStatus, OcrModel
@@ -78,6 +78,13 @@ BAD_FILES: dict[str, BadFile] = {
         lambda: synthetic.bomb_png(30_000, 30_000),
         "IMAGE_TOO_LARGE",
         ("too large", "pixels"),
+    ),
+    # 203 bytes that once took a worker down three times (the page classifier's input).
+    "strip-60000x2-png": BadFile(
+        "strip.png",
+        lambda: hostile.raster("PNG", "L", 60000, 2, ink="blank"),
+        "IMAGE_SHAPE_UNSUPPORTED",
+        ("60000×2", "too thin"),
     ),
     "page-too-large-after-rasterization": BadFile(
         "poster.pdf",

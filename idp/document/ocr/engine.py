@@ -27,6 +27,9 @@ class PageContent:
     orientation_ms: float = 0.0
     orientation: OrientationCheck | None = None  # the decision and its evidence, where checked
     dropped_lines: int = 0  # detected lines that read as nothing
+    # The scale the text detector saw the page at (its tiles', for a tall page: steps.tiles);
+    # None where the engine does not say.
+    detector_scale: float | None = None
     # A layout model's: the regions it found (None where no layout model ran), and the stages
     # of its pipeline as they ran.
     layout_regions: int | None = None

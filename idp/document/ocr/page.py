@@ -21,6 +21,7 @@ from idp.document.ocr.steps.gutters import split_at_gutters
 from idp.document.ocr.steps.orientation import LineReader, OrientationModels, read_upright
 from idp.document.ocr.steps.quality import assess_page, retry_scale, second_read_is_better
 from idp.document.ocr.steps.reading_order import read_in_order
+from idp.document.ocr.steps.rows import join_amount_rows
 
 RenderAgain = Callable[..., PageImage]
 """(image, *, scale, reason) → the same page rendered again at `scale` (Document.render_again)."""
@@ -106,12 +107,13 @@ def _recognized(engine: OcrEngine, image: PageImage) -> PageContent:
 def _laid_out(content: PageContent, image: PageImage) -> PageContent:
     """A text-line engine's lines, split where the detector ran across a column gutter, grouped
     into blocks and put in reading order (PaddleOCR sorts lines by y alone, which reads straight
-    across columns); a layout engine's content as it is."""
+    across columns), a row that ends in an amount as one line; a layout engine's content as it
+    is."""
     if content.blocks:
         return content
     lines = split_at_gutters(content.lines)
     ordered = read_in_order(lines, image.width, image.height)
-    return replace(content, lines=ordered.lines, blocks=ordered.blocks)
+    return join_amount_rows(replace(content, lines=ordered.lines, blocks=ordered.blocks))
 
 
 def _read_again(

@@ -19,6 +19,7 @@ import numpy as np
 
 from idp.contract.errors import ModelUnavailable
 from idp.contract.results import Rotation
+from idp.document.budgets import budgets
 from idp.document.ocr.models.catalogue import DOC_ORIENTATION_MODEL, TEXTLINE_ORIENTATION_MODEL
 from idp.document.ocr.steps.geometry import ROTATIONS
 from idp.document.ocr.steps.orientation import Proposal
@@ -122,8 +123,10 @@ class OnnxOrientationClassifier:
         from PIL import Image
 
         page = Image.fromarray(pixels).convert("RGB")
-        scale = _RESIZE_SHORT / min(page.size)
-        size = (max(_WINDOW, round(page.width * scale)), max(_WINDOW, round(page.height * scale)))
+        # The size is computed before anything is allocated: scaling a long page by its short
+        # side is bounded by the working budget (a 60,000 × 2 page would be 7.7 M × 256).
+        width, height = budgets().fit(page.width, page.height, _RESIZE_SHORT / min(page.size))
+        size = (max(_WINDOW, width), max(_WINDOW, height))
         small = np.asarray(page.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0))
         windows = _ink_windows(np.asarray(Image.fromarray(small).convert("L")))
         if not windows:

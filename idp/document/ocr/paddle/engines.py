@@ -59,6 +59,7 @@ from idp.document.ocr.steps.orientation import (
     OrientationClassifier,
     OrientationModels,
 )
+from idp.document.ocr.steps.tiles import read_in_tiles
 
 logger = logging.getLogger(__name__)
 
@@ -111,8 +112,15 @@ class PaddleOcrEngine(_PaddlePipelineEngine):
     # Word boxes from the recognizer's character columns (result.textract.json's WORD blocks).
     _predict_options: ClassVar[Mapping[str, Any]] = {"return_word_box": True}
 
+    # The detector's input limit (EngineSettings.det_limit_side_len): a tall page is read in
+    # tiles of about this height, so its text keeps its size (steps.tiles).
+    detector_side: int = EngineSettings.det_limit_side_len
+
     def recognize(self, page: PageImage) -> PageContent:
         # Lines in the detector's order: idp.document.ocr.page splits gutters and orders them.
+        return read_in_tiles(page, self._recognize_whole, self.detector_side)
+
+    def _recognize_whole(self, page: PageImage) -> PageContent:
         result = self._predict(page)
         return PageContent(lines=lines_from_ocr(result, page.width, page.height))
 
@@ -243,7 +251,10 @@ def build_paddle_engine(
     if settings.word_space_evidence is not None:
         install_space_decoder(pipeline, threshold=settings.word_space_evidence)
     logger.info("%s engine ready: %s on %s", model.value, ", ".join(roles.values()), runtime)
-    return kind.engine(pipeline, info=_engine_info(runtime, roles))
+    engine = kind.engine(pipeline, info=_engine_info(runtime, roles))
+    if isinstance(engine, PaddleOcrEngine) and settings.det_limit_type == "max":
+        engine.detector_side = settings.det_limit_side_len
+    return engine
 
 
 def build_ocr_engine(

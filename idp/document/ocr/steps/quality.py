@@ -1,11 +1,12 @@
 """A page's verdict on its own OCR: `ok`, or `review` with the reasons a person should look.
 
 The signals are what the read itself left behind: line confidence (mean and low tail), ink no
-line covers, line height, lines standing upright, a contested orientation, a scan with too few
-pixels for its text; for a layout model, no region found on a page with ink, or a table whose
-cells were not read. The thresholds were calibrated on real good and bad pages (clean scans,
-born-digital pages, an illustrated book page; pages read upside down or sideways, tiny print,
-a page whose text the detector missed). A page with ink and no text is never `ok`.
+line covers, line height (on the page, and as the text detector saw it), lines standing
+upright, a contested orientation, a scan with too few pixels for its text; for a layout model,
+no region found on a page with ink, or a table whose cells were not read. The thresholds were
+calibrated on real good and bad pages (clean scans, born-digital pages, an illustrated book
+page; pages read upside down or sideways, tiny print, a page whose text the detector missed).
+A page with ink and no text is never `ok`.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ MIN_INK_COVERED: Final = 0.80
 # Text-like ink under this share of the page is dust and specks: the page is blank.
 MIN_TEXT_INK_SHARE: Final = 0.002
 MIN_LINE_PX: Final = 14.0  # median line height (rendered px) under which reading fails
+# The same as the detector sees it: a 576 × 6,000 receipt's 22-px lines shrunk to 1,280 px
+# high are 5 px, and lines are lost, cut in two and misread while the rest read confidently.
+# Pages of ordinary shape give it 12 px or more (12-pt print at 144 dpi: 19 px; 10-pt at 300 or
+# 600 dpi: 15 px).
+MIN_DETECTED_LINE_PX: Final = 8.0
 # A line whose thickness is 1.5× its length stands upright: a sideways page read as given.
 UPRIGHT_RATIO: Final = 1.5
 MAX_UPRIGHT_SHARE: Final = 0.5
@@ -98,6 +104,9 @@ def assess_page(
             reasons.add(ReviewReason.MANY_UNREADABLE_LINES)
         if height < MIN_LINE_PX:
             reasons.add(ReviewReason.TEXT_TOO_SMALL)
+        detected = None if content.detector_scale is None else height * content.detector_scale
+        if detected is not None and detected < MIN_DETECTED_LINE_PX:
+            reasons.add(ReviewReason.TEXT_SHRUNK)
         if upright > MAX_UPRIGHT_SHARE:
             reasons.add(ReviewReason.TEXT_VERTICAL)
         if _scan_too_coarse(render, height):
@@ -108,6 +117,7 @@ def assess_page(
                 "p10_confidence": round(p10, 3),
                 "low_confidence_lines": low,
                 "line_height_px": round(height, 1),
+                "detected_line_px": None if detected is None else round(detected, 1),
             }
         )
     ordered = [reason for reason in ReviewReason if reason in reasons]
