@@ -17,9 +17,11 @@ sees the same pixels. Tesseract and RapidOCR are not told which way up a page is
 
 Scored per page against the reference (whitespace runs count as one space): order-sensitive
 CER, CER with all whitespace removed (dropped or extra spaces cost nothing), word recall and
-precision (multiset overlap of whitespace-split words, case- and punctuation-sensitive), and
-seconds per page (the fastest of --repeat reads; the pipeline's from document bytes to result,
-Tesseract's including its process start, RapidOCR's from the image file; engine loads excluded).
+precision (multiset overlap of whitespace-split words, case- and punctuation-sensitive),
+numeric-token recall and precision (tokens of digits and , . / : -, pooled over a group's
+pages, all of them and per kind: date or time, amount, identifier), and seconds per page (the
+fastest of --repeat reads; the pipeline's from document bytes to result, Tesseract's including
+its process start, RapidOCR's from the image file; engine loads excluded).
 Reported overall, for multi-column pages, real scans, damaged born-digital pages and per kind,
 with the pipeline's rotation and verdict per page, and written to
 benchmarks/results/real_documents.json. Figures from one run, never asserted.
@@ -39,7 +41,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +71,42 @@ class PageScore:
     reference_chars: int
     edits_no_spaces: int
     reference_chars_no_spaces: int
+    # Numeric tokens (numeric_tokens): per kind, (in the reference, read, read and in it).
+    numeric: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+
+
+# A numeric token: a whitespace-separated token of digits and the separators , . / : - with at
+# least one digit; separators at its ends (a full stop after a number) are not part of it.
+_NUMERIC = re.compile(r"[\d,./:-]*\d[\d,./:-]*")
+NUMERIC_KINDS = ("all", "date or time", "amount", "identifier")
+
+
+def numeric_tokens(text: str) -> list[str]:
+    """The text's numeric tokens, in order, their end separators stripped."""
+    return [token.strip(",./:-") for token in text.split() if _NUMERIC.fullmatch(token) is not None]
+
+
+def numeric_kind(token: str) -> str:
+    """date or time ("17/03/2026", "9:00", "2026-03-17"), amount (a thousands or decimal
+    separator between digits: "1,284.50", "0.5"), or identifier (the rest: "3442", "20-11-17")."""
+    if "/" in token or ":" in token or re.fullmatch(r"\d{4}-\d{2}-\d{2}", token):
+        return "date or time"
+    if re.search(r"\d[.,]\d", token):
+        return "amount"
+    return "identifier"
+
+
+def numeric_overlap(reference: str, read: str) -> dict[str, tuple[int, int, int]]:
+    """Per kind (and "all"): numeric tokens in the reference, read, and read that the reference
+    has (each as often as it occurs there); a token read counts in the kind it reads as."""
+    ref, hyp = numeric_tokens(reference), numeric_tokens(read)
+    counts: dict[str, tuple[int, int, int]] = {}
+    for kind in NUMERIC_KINDS:
+        mine_ref = [t for t in ref if kind == "all" or numeric_kind(t) == kind]
+        mine_hyp = [t for t in hyp if kind == "all" or numeric_kind(t) == kind]
+        common = sum((Counter(mine_ref) & Counter(mine_hyp)).values())
+        counts[kind] = (len(mine_ref), len(mine_hyp), common)
+    return counts
 
 
 def word_overlap(reference: list[str], read: list[str]) -> tuple[float, float]:
@@ -99,6 +137,7 @@ def score_page(reference: str, read: str, *, strip_leaders: bool = False) -> Pag
         reference_chars=len(ref),
         edits_no_spaces=edits_tight,
         reference_chars_no_spaces=len(ref_tight),
+        numeric=numeric_overlap(reference, read),
     )
 
 
@@ -113,6 +152,19 @@ class Summary:
     word_recall_median: float
     word_precision_median: float
     seconds_median: float
+    # Numeric tokens pooled over the group's pages, per kind: (recall, precision, tokens in
+    # the reference); None where the reference has none of that kind.
+    numeric: dict[str, tuple[float, float, int] | None] = field(default_factory=dict)
+
+
+def pooled_numeric(scores: list[PageScore]) -> dict[str, tuple[float, float, int] | None]:
+    pooled: dict[str, tuple[float, float, int] | None] = {}
+    for kind in NUMERIC_KINDS:
+        ref = sum(s.numeric.get(kind, (0, 0, 0))[0] for s in scores)
+        read = sum(s.numeric.get(kind, (0, 0, 0))[1] for s in scores)
+        common = sum(s.numeric.get(kind, (0, 0, 0))[2] for s in scores)
+        pooled[kind] = (common / ref, common / read if read else 0.0, ref) if ref else None
+    return pooled
 
 
 def summarize(scores: list[PageScore], seconds: list[float]) -> Summary:
@@ -124,6 +176,7 @@ def summarize(scores: list[PageScore], seconds: list[float]) -> Summary:
         word_recall_median=statistics.median(s.word_recall for s in scores),
         word_precision_median=statistics.median(s.word_precision for s in scores),
         seconds_median=statistics.median(seconds),
+        numeric=pooled_numeric(scores),
     )
 
 
@@ -278,20 +331,36 @@ def markdown_table(summaries: dict[str, dict[str, Summary | str]]) -> str:
     """One row per group and engine; an engine that could not run says why."""
     header = (
         "| group | engine | pages | CER median | CER pooled | CER no spaces | word recall"
-        " | word precision | s/page |"
+        " | word precision | numeric recall / precision (tokens) | s/page |"
     )
-    rows = [header, "|---|---|---|---|---|---|---|---|---|"]
+    rows = [header, "|---|---|---|---|---|---|---|---|---|---|"]
     for group, engines in summaries.items():
         for engine, summary in engines.items():
             if isinstance(summary, str):
-                rows.append(f"| {group} | {engine} | | {summary} | | | | | |")
+                rows.append(f"| {group} | {engine} | | {summary} | | | | | | |")
                 continue
             rows.append(
                 f"| {group} | {engine} | {summary.pages} | {_pct(summary.cer_median)} %"
                 f" | {_pct(summary.cer_pooled)} % | {_pct(summary.cer_no_spaces_median)} %"
                 f" | {summary.word_recall_median:.3f} | {summary.word_precision_median:.3f}"
-                f" | {summary.seconds_median:.2f} |"
+                f" | {_numeric(summary.numeric.get('all'))} | {summary.seconds_median:.2f} |"
             )
+    return "\n".join(rows)
+
+
+def _numeric(pooled: tuple[float, float, int] | None) -> str:
+    return "–" if pooled is None else f"{pooled[0]:.3f} / {pooled[1]:.3f} ({pooled[2]})"
+
+
+def numeric_table(summaries: dict[str, dict[str, Summary | str]], group: str) -> str:
+    """Numeric-token recall / precision per kind, for one group, each engine a row."""
+    kinds = NUMERIC_KINDS
+    rows = ["| engine | " + " | ".join(kinds) + " |", "|---|" + "---|" * len(kinds)]
+    for engine, summary in summaries.get(group, {}).items():
+        if isinstance(summary, str):
+            continue
+        cells = " | ".join(_numeric(summary.numeric.get(kind)) for kind in kinds)
+        rows.append(f"| {engine} | {cells} |")
     return "\n".join(rows)
 
 
@@ -458,13 +527,15 @@ def main() -> None:
     summaries = score_all(prepared, rows, reads, unavailable)
 
     table = markdown_table(summaries)
+    numbers = numeric_table(summaries, "all pages")
     per_page = pages_table(rows, [name for name in ENGINES if name in reads])
     orientation = orientation_counts(rows)
     wall_s = time.monotonic() - started
     with_reference = sum(p.reference is not None for p in prepared)
     print(
         f"\n{len(prepared)} real pages, {with_reference} with a reference; {wall_s / 60:.1f} min,"
-        f" load average {load_start:.1f} → {os.getloadavg()[0]:.1f}\n\n{table}\n\n{per_page}\n"
+        f" load average {load_start:.1f} → {os.getloadavg()[0]:.1f}\n\n{table}\n\n"
+        f"numeric tokens, all pages:\n{numbers}\n\n{per_page}\n"
     )
     print(
         f"upright pages turned: {orientation['upright_pages_turned']} of"
@@ -489,6 +560,7 @@ def main() -> None:
             for group, by_engine in summaries.items()
         },
         "table_markdown": table,
+        "numeric_markdown": numbers,
         "pages_markdown": per_page,
         "pages": rows,
     }

@@ -118,8 +118,10 @@ def test_the_markdown_table_says_why_an_engine_has_no_figures() -> None:
     )
     # THEN the pipeline's row has its figures and Tesseract's row says why it has none
     rows = table.splitlines()
-    assert rows[2] == "| all pages | pipeline | 1 | 0.0 % | 0.0 % | 0.0 % | 1.000 | 1.000 | 0.50 |"
-    assert rows[3] == "| all pages | tesseract | | not installed | | | | | |"
+    assert rows[2] == (
+        "| all pages | pipeline | 1 | 0.0 % | 0.0 % | 0.0 % | 1.000 | 1.000 | – | 0.50 |"
+    )
+    assert rows[3] == "| all pages | tesseract | | not installed | | | | | | |"
 
 
 def test_upright_pages_turned_are_counted_apart_from_turned_pages_read_upright() -> None:
@@ -204,3 +206,20 @@ def test_a_damaged_scan_is_reproducible_and_turned_as_fed() -> None:
     assert np.array_equal(np.asarray(first), np.asarray(second))
     assert first.height > first.width
     assert len(set(np.asarray(first).ravel().tolist())) > 50
+
+
+def test_numeric_tokens_are_counted_per_kind_and_a_split_number_is_missed() -> None:
+    # GIVEN a reference with a date, an amount, an identifier and words
+    reference = "Invoice 3442 dated 17/03/2026 totals 1,284.50 EUR, due 9:00."
+    # WHEN the date is split by a space and the invoice number glued to its word
+    read = "Invoice3442 dated 1 7/03/2026 totals 1,284.50 EUR, due 9:00."
+    counts = real_documents.numeric_overlap(reference, read)
+
+    # THEN only the amount and the time are found; the split date's pieces are read but wrong
+    assert real_documents.numeric_tokens(reference) == ["3442", "17/03/2026", "1,284.50", "9:00"]
+    assert counts["all"] == (4, 4, 2)
+    assert counts["date or time"] == (2, 2, 1)
+    assert counts["amount"] == (1, 1, 1)
+    assert counts["identifier"] == (1, 1, 0)
+    pooled = real_documents.pooled_numeric([real_documents.score_page(reference, read)])
+    assert pooled["all"] == (0.5, 0.5, 4)

@@ -148,6 +148,47 @@ def test_a_space_may_follow_a_comma() -> None:
     assert decode(line) == ["Street, London"]
 
 
+def test_no_space_is_written_inside_a_number_date_or_code() -> None:
+    # GIVEN the blank a narrow "1" leaves inside a date, and a gap after a thousands comma and
+    # a colon, each no wider than the line's pitch and with the space evidence of a word gap
+    date = ctc_line("1", "7.03.2026", space=0.4, gap=0)
+    amount = ctc_line("11,", "111.11", space=0.4, gap=0)
+    time = ctc_line("9:", "00", space=0.4, gap=0)
+
+    # WHEN decoded THEN each stays one token (the same gap between words is a space)
+    assert decode(date, amount, time) == ["17.03.2026", "11,111.11", "9:00"]
+    assert decode(ctc_line("EUR", "including", space=0.4, gap=0)) == ["EUR including"]
+
+
+def test_a_space_the_model_wrote_inside_a_number_narrower_than_the_pitch_is_dropped() -> None:
+    # GIVEN "11, 111.11": the model wrote a space where the comma and the digit after it are
+    # closer than any two characters of the line
+    line = ctc_line("11,", "111.11", space=0.9, gap=-1)
+    assert STOCK([line[None]])[0] == ["11, 111.11"]
+
+    # WHEN decoded THEN the number is one token
+    assert decode(line) == ["11,111.11"]
+    # and a line too short to have a pitch, or with nothing but a space, decodes as it is
+    assert decode(ctc_line("1", "2", space=0.9)) == ["1 2"]
+    assert decode(ctc_line("1", "2", space=0.9), line) == ["1 2", "11,111.11"]
+
+
+def test_spaces_around_and_between_numbers_are_still_written() -> None:
+    # GIVEN word gaps the model half saw beside numbers, and wider than the pitch between two
+    lines = (
+        ctc_line("invoice", "3442", space=0.3),
+        ctc_line("3442", "paid", space=0.3),
+        ctc_line("EUR", "1,284.50", space=0.3),
+        ctc_line("NW1", "6XE", space=0.3),
+        ctc_line("44", "20", space=0.3),
+    )
+
+    # WHEN decoded THEN every space is written
+    assert decode(*lines) == ["invoice 3442", "3442 paid", "EUR 1,284.50", "NW1 6XE", "44 20"]
+    # and a space the model wrote between two numbers, at a word gap's width, is kept
+    assert decode(ctc_line("2026", "11:07", space=0.8)) == ["2026 11:07"]
+
+
 def test_a_dash_the_model_half_saw_between_two_words_is_written() -> None:
     # GIVEN "recording—while" and "meant—I" as a real scan reads them: blank wins the gap
     # column, the dash classes together hold 0.2 or more of it

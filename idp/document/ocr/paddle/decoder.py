@@ -27,6 +27,14 @@ the ONNX Runtime backends) and writes a space between two characters when all of
   and few words end in fi or fl. For the same reason a space the model itself wrote there is
   dropped ("fi lename", "defi nition", "effi cient").
 
+Inside a number, date or code (a digit, or one of , . : / - after a digit, before a digit) the
+gap must also be wider than the line's pitch: digits are set at one width, so a blank column a
+narrow "1" leaves ("1 7/03/2026") or one after a thousands comma is no word gap, while "NW1 6XE"
+and "+44 20 7946" are a column wider. A space the model itself wrote there with its two sides
+closer than the pitch is dropped ("11, 111.11"). On the demo letter and a page of dates, amounts,
+codes and phone numbers (tests/documents/test_word_spacing.py), every space inside those numbers
+came from such gaps, and every space between two numbers was at least a column wider.
+
 The same happens to a dash set without spaces between two words ("recording—while", "meant—I"):
 the model gives the dash classes real weight in a blank column and the stock decoder writes
 "recordingwhile". Between two letters or digits of one line with nothing written between them,
@@ -72,6 +80,9 @@ SPACE: Final = " "  # and the space last (use_space_char)
 # and digits (Unicode categories Pe/Ps cover brackets of every script).
 _ENDS_WORD_MARKS: Final = frozenset(",.;:!?%")
 _EAST_ASIAN_WIDE: Final = frozenset({"W", "F"})
+# Marks set between the digits of one number, date, time or code ("1,284.50", "17/03/2026",
+# "9:00", "20-11-17"): a blank column after one of them, before a digit, is no word gap.
+_NUMBER_MARKS: Final = frozenset(",.:/-")
 # Scripts written without spaces between words that are not East Asian wide.
 _UNSPACED_SCRIPTS: Final = (
     (0x0E00, 0x0EFF),  # Thai, Lao
@@ -119,6 +130,8 @@ class _Classes:
     ends_ligature: Flags  # "i" or "l", the second
     is_lower: Flags  # a lowercase letter
     is_word: Flags  # a letter or digit of a script that spaces its words
+    is_digit: Flags  # a decimal digit
+    joins_digits: Flags  # a mark that sits inside a number, date or code: , . : / -
 
 
 @lru_cache(maxsize=8)
@@ -135,6 +148,8 @@ def _classes(characters: tuple[str, ...]) -> _Classes:
         ends_ligature=flags(lambda ch: ch in ("i", "l")),
         is_lower=flags(lambda ch: len(ch) == 1 and ch.islower()),
         is_word=flags(separates_words),
+        is_digit=flags(lambda ch: len(ch) == 1 and ch.isdecimal()),
+        joins_digits=flags(lambda ch: ch in _NUMBER_MARKS),
     )
 
 
@@ -224,7 +239,14 @@ class WordGaps:
             return np.empty(0, dtype=np.intp)
         pitch = self._pitch(line[adjacent], distance[adjacent])
         chosen = np.flatnonzero(candidate)[strong]
-        wide = distance[chosen] >= pitch[line[chosen]]
+        # Inside a number a gap must be wider than the line's pitch: digits are set at one
+        # width, and the blank a narrow "1" leaves is no space ("1 7/03/2026").
+        inside = self._inside_number(classes, emitted, width)[chosen]
+        wide = np.where(
+            inside,
+            distance[chosen] > pitch[line[chosen]],
+            distance[chosen] >= pitch[line[chosen]],
+        )
         return np.array(
             [
                 start + int(np.argmax(evidence[start:end]))
@@ -232,6 +254,56 @@ class WordGaps:
             ],
             dtype=np.intp,
         )
+
+    def _inside_number(self, classes: Int, emitted: Int, width: int) -> Flags:
+        """Per gap between emitted characters: is it inside a number, date or code? A digit
+        before a digit ("1 7/03" is the blank a narrow "1" leaves), or a number mark that
+        follows a digit before a digit ("11, 111.11"). The model's own spaces there are kept."""
+        known = self._classes
+        left, right = classes[emitted[:-1]], classes[emitted[1:]]
+        after_digit = np.zeros(left.size, dtype=bool)
+        if left.size > 1:
+            before = emitted[:-2]
+            after_digit[1:] = known.is_digit[classes[before]] & (
+                before // width == emitted[1:-1] // width
+            )
+        inside: Flags = known.is_digit[right] & (
+            known.is_digit[left] | (known.joins_digits[left] & after_digit)
+        )
+        return inside
+
+    def number_spaces(self, best: Int) -> Int:
+        """Flat indices into `best` of the space columns the model wrote inside a number where
+        its two sides are closer than the line's pitch: "11, 111.11" with the two sides of the
+        space nearer than any two characters of the line ("17, 71" and "+44 20" are wider)."""
+        width = best.shape[1]
+        classes, emitted = _emitted(best)
+        if emitted.size < 3:
+            return np.empty(0, dtype=np.intp)
+        line = emitted // width
+        written = classes[emitted] == self.space
+        neighbours = ~written[:-1] & ~written[1:] & (line[:-1] == line[1:])
+        # Per line its pitch; 0 (nothing is narrower) on a line without two neighbours.
+        pitch = np.zeros(int(line.max()) + 1, dtype=np.float64)
+        known_pitch = self._pitch(line[:-1][neighbours], np.diff(emitted)[neighbours])
+        pitch[: known_pitch.size] = known_pitch
+        left, space, right = emitted[:-2], emitted[1:-1], emitted[2:]
+        known = self._classes
+        after_digit = np.zeros(left.size, dtype=bool)
+        after_digit[1:] = known.is_digit[classes[emitted[:-3]]] & (line[:-3] == line[1:-2])
+        hits = np.flatnonzero(
+            (classes[space] == self.space)
+            & (line[:-2] == line[2:])
+            & known.is_digit[classes[right]]
+            & (known.is_digit[classes[left]] | (known.joins_digits[classes[left]] & after_digit))
+            & (right - left < pitch[line[:-2]])
+        )
+        runs = [np.arange(space[hit], right[hit]) for hit in hits]
+        if not runs:
+            return np.empty(0, dtype=np.intp)
+        columns: Int = np.concatenate(runs)
+        spaces: Int = columns[classes[columns] == self.space]
+        return spaces
 
     def ligature_spaces(self, best: Int) -> Int:
         """Flat indices into `best` of the space columns the model wrote right after an fi or
@@ -309,6 +381,7 @@ class SpaceAwareCtcDecode:
         probs = np.asarray(pred[0])
         best = probs.argmax(axis=-1)
         np.put(best, self.gaps.ligature_spaces(best), BLANK)
+        np.put(best, self.gaps.number_spaces(best), BLANK)
         dash_columns, dash_classes = self.gaps.dashes(best, probs)
         np.put(best, dash_columns, dash_classes)
         confidence = np.take_along_axis(probs, best[..., None], axis=-1)[..., 0]
