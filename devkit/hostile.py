@@ -217,6 +217,8 @@ CORPUS: Final[dict[str, Callable[[], bytes]]] = {
     "png-20000x8-text": lambda: raster("PNG", "L", 20000, 8, ink="text"),
     "png-800x8-text": lambda: raster("PNG", "L", 800, 8, ink="text"),
     "png-8x800": lambda: raster("PNG", "RGB", 8, 800, ink="noise"),
+    # The fuzzer's find (seed 2003): taller than 2.5 widths, shorter than a detector tile.
+    "png-8x96-1bit": lambda: raster("PNG", "1", 8, 96, ink="blank"),
     "png-1x1": lambda: raster("PNG", "RGB", 1, 1, ink="blank"),
     "bmp-1x1-1bit": lambda: raster("BMP", "1", 1, 1, ink="blank"),
     "png-16bit": lambda: raster("PNG", "I;16", 640, 120),

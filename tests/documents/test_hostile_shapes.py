@@ -92,6 +92,18 @@ def test_a_tall_page_is_tiled_down_its_length_with_overlaps() -> None:
     assert wide[0] == (0, 3720)
 
 
+def test_a_tall_page_no_taller_than_one_tile_is_read_whole() -> None:
+    # The fuzzer's find (seed 2003): an 8 × 96 page, taller than 2.5 widths but shorter than a
+    # tile, made a tile with no step between tiles (ZeroDivisionError).
+    assert tile_bands(8, 96, 1280) == [(0, 96)]
+    assert tile_bands(576, 1280, 1280) == [(0, 1280)]
+    # A detector side smaller than the overlap still steps down the page.
+    bands = tile_bands(40, 1000, 64)
+    assert bands[0] == (0, 64)
+    assert bands[-1][1] == 1000
+    assert all(below[0] > above[0] for above, below in pairwise(bands))
+
+
 def test_a_page_that_needs_too_many_tiles_is_refused() -> None:
     with pytest.raises(UnsupportedShape, match="tiles"):
         tile_bands(8, 800_000, 1280)

@@ -39,12 +39,13 @@ MIN_OVERLAP: Final = 96
 
 def tile_bands(width: int, height: int, detector_side: int) -> list[tuple[int, int]]:
     """The (top, bottom) rows of each tile of a page `width`×`height`; one band, the whole
-    page, where it is not tall. A tile is as tall as the detector reads without scaling
-    (`detector_side`) or TILE_SHAPE times the width, whichever is more."""
-    if height <= TALL * width:
+    page, where it is not tall or is no taller than one tile. A tile is as tall as the
+    detector reads without scaling (`detector_side`) or TILE_SHAPE times the width, whichever
+    is more; tiles overlap by at most half a tile."""
+    tile = max(detector_side, math.ceil(TILE_SHAPE * width))
+    if height <= TALL * width or height <= tile:
         return [(0, height)]
-    tile = min(height, max(detector_side, math.ceil(TILE_SHAPE * width)))
-    overlap = max(MIN_OVERLAP, math.ceil(OVERLAP * tile))
+    overlap = min(max(MIN_OVERLAP, math.ceil(OVERLAP * tile)), tile // 2)
     step = tile - overlap
     count = math.ceil((height - overlap) / step)
     limit = budgets().max_tiles
