@@ -298,12 +298,7 @@ class WordGaps:
             & (known.is_digit[classes[left]] | (known.joins_digits[classes[left]] & after_digit))
             & (right - left < pitch[line[:-2]])
         )
-        runs = [np.arange(space[hit], right[hit]) for hit in hits]
-        if not runs:
-            return np.empty(0, dtype=np.intp)
-        columns: Int = np.concatenate(runs)
-        spaces: Int = columns[classes[columns] == self.space]
-        return spaces
+        return self._space_columns(classes, space[hits], right[hits])
 
     def ligature_spaces(self, best: Int) -> Int:
         """Flat indices into `best` of the space columns the model wrote right after an fi or
@@ -320,10 +315,13 @@ class WordGaps:
             & self._classes.is_lower[classes[right]]
             & (tail // width == right // width)
         )
-        runs = [np.arange(space[hit], right[hit]) for hit in hits]
-        if not runs:
+        return self._space_columns(classes, space[hits], right[hits])
+
+    def _space_columns(self, classes: Int, starts: Int, ends: Int) -> Int:
+        """The space columns among each run of columns from `starts` up to `ends`."""
+        if not starts.size:
             return np.empty(0, dtype=np.intp)
-        columns: Int = np.concatenate(runs)
+        columns: Int = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends, strict=True)])
         written: Int = columns[classes[columns] == self.space]
         return written
 
