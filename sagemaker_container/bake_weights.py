@@ -4,41 +4,60 @@ Runs on the (connected) build machine when the image is built with VL_BAKE_FROM_
 
     python -m sagemaker_container.bake_weights /opt/vl-models --pipeline-version v1.6
 
-Models already complete in the folder (copied from the build context) are kept as they are.
+Models already complete in the folder (copied from the build context by whoever builds the
+image) are kept as they are. A download is baked only if it matches its hub pin in the model
+manifest (idp/document/ocr/models/manifest.json, written by `idp models sync`): the code that
+vLLM runs with the weights (`--trust-remote-code`) is then the code that was pinned.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from idp.document.ocr.models.cache import HubDownloader, is_model_dir, paddlex_hub_download
+from idp.contract.errors import ModelUnavailable
+from idp.document.ocr.models.cache import (
+    HubDownloader,
+    ModelCache,
+    is_model_dir,
+    paddlex_hub_download,
+)
+from idp.document.ocr.models.manifest import ModelManifest
 from sagemaker_container.paddleocr_vl import PIPELINES, pipeline_models
 
 logger = logging.getLogger(__name__)
 
 
 def bake(
-    dest: Path, *, pipeline_version: str, hub_download: HubDownloader = paddlex_hub_download
+    dest: Path,
+    *,
+    pipeline_version: str,
+    hub_download: HubDownloader = paddlex_hub_download,
+    manifest: ModelManifest | None = None,
 ) -> list[Path]:
     """Make `dest/<model>` a complete model dir for both models of the pipeline version."""
     models = pipeline_models(pipeline_version)
+    hub = ModelCache(
+        s3=None,
+        bucket=None,
+        local_root=dest,
+        allow_hub_download=True,
+        hub_download=hub_download,
+        manifest=manifest,
+    )
     baked: list[Path] = []
     for name in (models.layout_model, models.vlm_model):
         target = dest / name
         if is_model_dir(target):
             logger.info("%s already in %s", name, dest)
         else:
-            source = hub_download(name)
-            if not is_model_dir(source):
-                raise SystemExit(f"{name}: the download at {source} is not a model directory")
-            if target.exists():
-                shutil.rmtree(target)
-            shutil.copytree(source, target, symlinks=False)
-            logger.info("baked %s into %s", name, target)
+            try:
+                target = hub.fetch(name)
+            except ModelUnavailable as exc:
+                raise SystemExit(f"{name}: {exc.message}") from exc
+            logger.info("baked %s into %s (its hub pin verified)", name, target)
         baked.append(target)
     return baked
 

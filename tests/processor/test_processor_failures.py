@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 
@@ -10,11 +11,13 @@ from botocore.exceptions import ClientError
 
 from devkit import synthetic
 from idp.contract.names import JobStatus, OcrModel
+from idp.document.ocr.models.cache import archive_key
 from idp.document.ocr.registry import EngineRegistry
 from ocr_processor_image import handler
 from ocr_processor_image.job import process_job
 from ocr_processor_image.warm_state import WarmState
-from tests.processor.conftest import RESULTS_BUCKET, Aws, Invoke
+from tests.archives import tar_gz
+from tests.processor.conftest import CACHE_BUCKET, RESULTS_BUCKET, Aws, Invoke
 
 
 @pytest.fixture
@@ -46,6 +49,30 @@ def test_missing_model_fails_fast_with_model_unavailable_naming_it(
     assert record["error"]["code"] == "MODEL_UNAVAILABLE"
     assert "PP-OCRv5_mobile_det" in record["error"]["message"]
     assert elapsed < 10
+
+
+def test_tampered_model_archive_fails_the_job_naming_the_model(aws: Aws, invoke: Invoke) -> None:
+    # GIVEN PP-OCRv5's detection model replaced in the cache by other files, with metadata that
+    # claims their sha256 (whoever can write the archive can write that too)
+    model = "PP-OCRv5_mobile_det"
+    planted = tar_gz(
+        {f"{model}/inference.yml": b"Global: {}", f"{model}/inference.pdiparams": b"x"}
+    )
+    aws.s3.put_object(
+        Bucket=CACHE_BUCKET,
+        Key=archive_key(model),
+        Body=planted,
+        Metadata={"sha256": hashlib.sha256(planted).hexdigest()},
+    )
+    job = aws.create_job("input/PP-OCRv5/page.png", _png())
+    # WHEN the job is processed
+    invoke(job)
+    # THEN it is FAILED with MODEL_UNAVAILABLE: the archive is not the pinned one
+    record = aws.record(job.job_id)
+    assert record["status"] == JobStatus.FAILED
+    assert record["error"]["code"] == "MODEL_UNAVAILABLE"
+    assert f"model {model}:" in record["error"]["message"]
+    assert "does not match its pin" in record["error"]["message"]
 
 
 def test_structure_job_without_its_weights_fails_with_model_unavailable(

@@ -3,6 +3,7 @@ refuses anything but regular files inside its destination."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import tarfile
 from pathlib import Path
@@ -25,15 +26,23 @@ def sha256_file(path: Path) -> str:
 
 
 def pack_model_dir(path: Path, model_name: str, archive: Path) -> None:
-    """A reproducible tar.gz with every regular file under `<model_name>/` (links skipped)."""
+    """A reproducible tar.gz with every regular file under `<model_name>/` (links skipped):
+    the same files make the same bytes."""
 
     def normalize(info: tarfile.TarInfo) -> tarfile.TarInfo:
         info.uid = info.gid = 0
         info.uname = info.gname = ""
         info.mtime = 0
+        info.mode = 0o644  # whatever the checkout's umask made
         return info
 
-    with tarfile.open(archive, "w:gz", compresslevel=6) as tar:
+    # gzip's header would carry the time and the file name: fixed here, so the same files
+    # always make the same bytes and an archive can be pinned by its sha256 (manifest.py).
+    with (
+        archive.open("wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as packed,
+        tarfile.open(fileobj=packed, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
         for file in sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink()):
             relative = file.relative_to(path)
             if relative.name == COMPLETE_MARKER:

@@ -1,13 +1,15 @@
 """The model cache: resolve a PaddleOCR model name to a local model directory.
 
 Order: unpacked locally (baked into the image or left by an earlier invocation in /tmp) →
-archive `models/<name>.tar.gz` in the model-cache bucket (sha256-verified, safely unpacked) →
-PaddleX's own hub download, only where allowed, uploaded back so the next cold start skips
-the hub. A model found nowhere fails fast with MODEL_UNAVAILABLE naming it.
+archive `models/<name>.tar.gz` in the model-cache bucket → PaddleX's own hub download, only
+where allowed. Whatever comes from the bucket or the hub is verified against the sha256 pinned
+in the repository's model manifest (idp.document.ocr.models.manifest) before it is unpacked; a
+model without a pin, or whose bytes differ from it, fails with MODEL_UNAVAILABLE naming it.
+Nothing this class does at run time writes to the bucket: only `idp models import-dir|sync`,
+run by an operator, fill it (and write the pins).
 
 Archives carry an ONNX export of the same weights (idp.document.ocr.models.onnx_export) so the
-processor can run them on ONNX Runtime. `idp models import-dir|sync|add-onnx` fill the cache by
-hand.
+processor can run them on ONNX Runtime.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from idp.document.ocr.models.archives import (
     sha256_file,
 )
 from idp.document.ocr.models.catalogue import DEFAULT_SYNC_MODELS
+from idp.document.ocr.models.manifest import ModelManifest, ModelPin, default_manifest
 from idp.document.ocr.models.onnx_export import ONNX_FILE, export_onnx, onnx_export_available
 
 if TYPE_CHECKING:
@@ -42,8 +45,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DEFAULT_LOCAL_ROOT: Final = Path("/tmp/models")  # noqa: S108 - Lambda's only writable disk
-SHA256_METADATA_KEY: Final = "sha256"  # x-amz-meta-sha256 on the archive object
-SHA256_SIDECAR_SUFFIX: Final = ".sha256"  # or models/<name>.tar.gz.sha256 next to it
+SYNC_SOURCE: Final = "PaddleX official model (hub), packed by `idp models sync`"
+# x-amz-meta-sha256 on the archive object: for people reading the bucket, never trusted.
+SHA256_METADATA_KEY: Final = "sha256"
 
 
 def archive_key(model_name: str) -> str:
@@ -82,7 +86,8 @@ class ModelCache:
     """Resolves model names to local dirs; takes its S3 client, creates none.
 
     `search_roots` are read-only places checked first (e.g. models baked into the image);
-    `local_root` is where archives are unpacked (on Lambda: under /tmp).
+    `local_root` is where archives are unpacked (on Lambda: under /tmp); `manifest` holds the
+    pins that archives from the bucket or the hub must match (the repository's by default).
     """
 
     def __init__(
@@ -94,6 +99,7 @@ class ModelCache:
         search_roots: Sequence[Path] = (),
         allow_hub_download: bool = False,
         hub_download: HubDownloader = paddlex_hub_download,
+        manifest: ModelManifest | None = None,
     ) -> None:
         self._s3 = s3
         self._bucket = bucket
@@ -101,6 +107,7 @@ class ModelCache:
         self._search_roots = tuple(search_roots)
         self._allow_hub = allow_hub_download
         self._hub_download = hub_download
+        self.manifest = manifest if manifest is not None else default_manifest()
         self._lock = threading.Lock()
 
     # -- resolution ----------------------------------------------------------------------------
@@ -111,11 +118,13 @@ class ModelCache:
             local = self._find_local(model_name)
             if local is not None:
                 return local
-            cached = self._fetch_from_bucket(model_name)
-            if cached is not None:
-                return cached
+            if self.manifest.pinned_sha256(model_name):
+                cached = self._fetch_from_bucket(model_name)
+                if cached is not None:
+                    return cached
             if self._allow_hub:
                 return self._fetch_from_hub(model_name)
+            self.manifest.expected_sha256(model_name)  # an unpinned model: say so
             where = (
                 f"s3://{self._bucket}/{archive_key(model_name)}"
                 if self._bucket
@@ -140,43 +149,23 @@ class ModelCache:
     def _fetch_from_bucket(self, model_name: str) -> Path | None:
         if self._s3 is None or not self._bucket:
             return None
+        expected = self.manifest.expected_sha256(model_name)
         key = archive_key(model_name)
-        try:
-            head = self._s3.head_object(Bucket=self._bucket, Key=key)
-        except ClientError as exc:
-            if is_missing_object(exc):
-                return None
-            raise
-        recorded = head.get("Metadata", {}).get(SHA256_METADATA_KEY)
-        expected = recorded or _sidecar_digest(self._s3, self._bucket, key)
-        if not expected:
-            raise ModelUnavailable(
-                f"model {model_name}: s3://{self._bucket}/{key} carries no sha256 "
-                f"(object metadata '{SHA256_METADATA_KEY}' or a '{SHA256_SIDECAR_SUFFIX}' "
-                "sidecar); re-upload it with `idp models import-dir`"
-            )
         self.local_root.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=self.local_root, prefix=".fetch-") as tmp:
             archive = Path(tmp) / "model.tar.gz"
-            self._s3.download_file(self._bucket, key, str(archive))
-            actual = sha256_file(archive)
-            if actual != expected.strip().lower():
-                raise ModelUnavailable(
-                    f"model {model_name}: s3://{self._bucket}/{key} failed verification "
-                    f"(sha256 {actual}, expected {expected}); re-import it"
-                )
-            staging = Path(tmp) / "unpacked"
-            safe_extract(archive, staging)
-            source = staging / model_name if (staging / model_name).is_dir() else staging
-            if not is_model_dir(source):
-                raise ModelUnavailable(
-                    f"model {model_name}: s3://{self._bucket}/{key} holds no model directory "
-                    "(inference.yml + weights)"
-                )
-            (source / COMPLETE_MARKER).write_text(actual)
-            return self._install(source, model_name)
+            try:
+                self._s3.download_file(self._bucket, key, str(archive))
+            except ClientError as exc:
+                if is_missing_object(exc):
+                    return None
+                raise
+            where = f"s3://{self._bucket}/{key}"
+            return self._install_verified(model_name, archive, expected, where=where)
 
     def _fetch_from_hub(self, model_name: str) -> Path:
+        """PaddleX's download, packed as it comes, installed only if that archive is pinned."""
+        expected = self.manifest.expected_hub_sha256(model_name)
         try:
             downloaded = self._hub_download(model_name)
         except Exception as exc:  # any hub failure means "unavailable"
@@ -187,13 +176,33 @@ class ModelCache:
             raise ModelUnavailable(
                 f"model {model_name}: the hub download at {downloaded} is not a model directory"
             )
-        if self._s3 is not None and self._bucket:
-            try:
-                self.import_dir(model_name, downloaded)
-            except (ClientError, OSError) as exc:
-                # The job can still run; only the next cold start loses the shortcut.
-                logger.warning("could not upload %s to the model cache: %s", model_name, exc)
-        return downloaded
+        self.local_root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=self.local_root, prefix=".hub-") as tmp:
+            archive = Path(tmp) / "model.tar.gz"
+            pack_model_dir(downloaded, model_name, archive)
+            return self._install_verified(
+                model_name, archive, expected, where=f"the hub download ({downloaded})"
+            )
+
+    def _install_verified(
+        self, model_name: str, archive: Path, expected: str, *, where: str
+    ) -> Path:
+        actual = sha256_file(archive)
+        if actual != expected:
+            raise ModelUnavailable(
+                f"model {model_name}: {where} does not match its pin (sha256 {actual}, pinned "
+                f"{expected}); refused. Re-import it with `idp models sync` or "
+                "`idp models import-dir`, which write the pin the archive must match."
+            )
+        staging = archive.parent / "unpacked"
+        safe_extract(archive, staging)
+        source = staging / model_name if (staging / model_name).is_dir() else staging
+        if not is_model_dir(source):
+            raise ModelUnavailable(
+                f"model {model_name}: {where} holds no model directory (inference.yml + weights)"
+            )
+        (source / COMPLETE_MARKER).write_text(actual)
+        return self._install(source, model_name)
 
     def _install(self, source: Path, model_name: str) -> Path:
         target = self.local_root / model_name
@@ -215,26 +224,16 @@ class ModelCache:
         return True
 
     def import_dir(self, model_name: str, path: Path, *, add_onnx: bool = True) -> str:
-        """Pack a local model dir as models/<name>.tar.gz into the bucket; returns its sha256.
-
-        With `add_onnx`, a Paddle model without inference.onnx is exported first when
-        paddle2onnx is installed: into the dir itself, so it is done once, or into a copy when
-        the dir is read-only. If the export fails the archive goes without it.
-        """
+        """Pack a local model dir (`pack_for_cache`) as models/<name>.tar.gz into the bucket;
+        returns its sha256, the pin the manifest must hold before anything loads it."""
         _validate_model_name(model_name)
         if self._s3 is None or not self._bucket:
             raise ValueError("import_dir needs an S3 client and a model-cache bucket")
         if not is_model_dir(path):
             raise ValueError(f"{path} is not a model directory (inference.yml + weights)")
         with tempfile.TemporaryDirectory(prefix="idp-model-") as tmp:
-            source = path
-            if add_onnx and not (path / ONNX_FILE).is_file() and onnx_export_available():
-                if not os.access(path, os.W_OK):
-                    source = Path(tmp) / "staging" / model_name
-                    shutil.copytree(path, source, symlinks=False)
-                export_onnx(source)
             archive = Path(tmp) / f"{model_name}.tar.gz"
-            pack_model_dir(source, model_name, archive)
+            pack_for_cache(model_name, path, archive, work_dir=Path(tmp), add_onnx=add_onnx)
             digest = sha256_file(archive)
             self._s3.upload_file(
                 str(archive),
@@ -251,16 +250,22 @@ class ModelCache:
         return digest
 
 
-def _sidecar_digest(s3: S3Client, bucket: str, key: str) -> str | None:
-    """The sha256 in a `<archive>.sha256` sidecar object (sha256sum's format), if there is one."""
-    try:
-        body = s3.get_object(Bucket=bucket, Key=key + SHA256_SIDECAR_SUFFIX)
-    except ClientError as exc:
-        if is_missing_object(exc):
-            return None
-        raise
-    text = body["Body"].read().decode("ascii", "replace").strip()
-    return text.split()[0] if text else None
+def pack_for_cache(
+    model_name: str, path: Path, archive: Path, *, work_dir: Path, add_onnx: bool = True
+) -> None:
+    """The archive of a model dir as the cache holds it (reproducible, so it can be pinned).
+
+    With `add_onnx`, a Paddle model without inference.onnx is exported first when paddle2onnx
+    is installed: into the dir itself, so it is done once, or into a copy when the dir is
+    read-only. If the export fails the archive goes without it.
+    """
+    source = path
+    if add_onnx and not (path / ONNX_FILE).is_file() and onnx_export_available():
+        if not os.access(path, os.W_OK):
+            source = work_dir / "staging" / model_name
+            shutil.copytree(path, source, symlinks=False)
+        export_onnx(source)
+    pack_model_dir(source, model_name, archive)
 
 
 def sync(
@@ -268,16 +273,23 @@ def sync(
     model_names: Iterable[str] = DEFAULT_SYNC_MODELS,
     *,
     hub_download: HubDownloader = paddlex_hub_download,
-) -> dict[str, str]:
+) -> list[ModelPin]:
     """On a connected machine: download each official model with PaddleX and import it.
 
-    Returns {model name: archive sha256}. Models already in the bucket are skipped.
+    Returns the pins to write into the manifest: each archive's sha256, and that of the
+    download as it came (what a hub download at run time or an image's baking must match).
+    Models already in the bucket are skipped when their pin is known.
     """
-    imported: dict[str, str] = {}
+    pins: list[ModelPin] = []
     for model_name in model_names:
-        if cache.has_archive(model_name):
+        if cache.manifest.pinned_sha256(model_name) and cache.has_archive(model_name):
             logger.info("%s is already in the model cache", model_name)
             continue
         path = hub_download(model_name)
-        imported[model_name] = cache.import_dir(model_name, path)
-    return imported
+        with tempfile.TemporaryDirectory(prefix="idp-hub-") as tmp:
+            as_downloaded = Path(tmp) / "hub.tar.gz"
+            pack_model_dir(path, model_name, as_downloaded)  # before an ONNX export joins it
+            hub_digest = sha256_file(as_downloaded)
+        digest = cache.import_dir(model_name, path)
+        pins.append(ModelPin(model_name, SYNC_SOURCE, sha256=digest, hub_sha256=hub_digest))
+    return pins
