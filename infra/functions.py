@@ -14,12 +14,13 @@ from typing import Any, Final, Protocol
 from aws_cdk import Aws, Duration
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
-from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from idp.contract import names
 from idp.contract.env.functions import Env
 from idp.contract.topology import FunctionSpec
+from infra.log_groups import LogPolicy
+from infra.network import PrivateNetwork
 
 ZIP_RUNTIME: Final = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE: Final = lambda_.Architecture.X86_64
@@ -93,11 +94,9 @@ def function_environment(
 class FunctionRole(Construct):
     """A function's own execution role and log group; the role may write only that log group."""
 
-    def __init__(
-        self, scope: Construct, construct_id: str, *, retention: logs.RetentionDays
-    ) -> None:
+    def __init__(self, scope: Construct, construct_id: str, *, log_policy: LogPolicy) -> None:
         super().__init__(scope, construct_id)
-        self.log_group = logs.LogGroup(self, "LogGroup", retention=retention)
+        self.log_group = log_policy.group(self, "LogGroup")
         self.role = iam.Role(self, "Role", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"))
         self.role.add_to_policy(
             iam.PolicyStatement(
@@ -106,14 +105,17 @@ class FunctionRole(Construct):
             )
         )
 
-    def function_props(self, spec: FunctionSpec) -> dict[str, Any]:
+    def function_props(
+        self, spec: FunctionSpec, network: PrivateNetwork | None = None
+    ) -> dict[str, Any]:
         """The properties every function of the pipeline is built with: its spec's size, the
-        one architecture, this role and log group, and no active tracing.
+        one architecture, this role and log group, no active tracing, and in private-network
+        mode the VPC's isolated subnets (and this role's right to attach to them).
 
         Tracing is off because no handler uses Powertools' Tracer: X-Ray would hold only
         Lambda's own segments, for the price of xray:* grants on "*" in every role.
         """
-        return {
+        props: dict[str, Any] = {
             "architecture": ARCHITECTURE,
             "memory_size": spec.memory_mb,
             "timeout": Duration.seconds(spec.timeout_seconds),
@@ -121,6 +123,14 @@ class FunctionRole(Construct):
             "log_group": self.log_group,
             "tracing": lambda_.Tracing.DISABLED,
         }
+        if network is not None:
+            network.allow_attach(self.role)
+            props |= {
+                "vpc": network.vpc,
+                "vpc_subnets": network.subnets,
+                "security_groups": [network.security_group],
+            }
+        return props
 
 
 @dataclass(frozen=True)
@@ -131,4 +141,5 @@ class ZipBuild:
     code: lambda_.Code
     layers: Sequence[lambda_.ILayerVersion]
     environment: Mapping[Env, str]
-    log_retention: logs.RetentionDays
+    log_policy: LogPolicy
+    network: PrivateNetwork | None = None

@@ -4,7 +4,7 @@ EventBridge cannot encrypt or decrypt, and an archive for replay."""
 
 from __future__ import annotations
 
-from aws_cdk import Duration
+from aws_cdk import Duration, Stack
 from aws_cdk import aws_events as events
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sqs as sqs
@@ -28,11 +28,20 @@ class JobEventBus(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         self._data_key = data_key
+        stack = Stack.of(self)
+        bus_name = f"{stack.stack_name}-{construct_id}"
         self.bus = events.EventBus(
-            self, "Bus", kms_key=data_key.key, dead_letter_queue=dead_letter_queue
+            self,
+            "Bus",
+            event_bus_name=bus_name,
+            kms_key=data_key.key,
+            dead_letter_queue=dead_letter_queue,
         )
         # EventBridge writes what it cannot encrypt or decrypt into the queue as its service
-        # principal, for this bus only (the key policy already lets it encrypt there).
+        # principal, for this bus only: the queue's policy and the key's name it (by the ARN
+        # built from its name: the key's policy cannot reference what the key encrypts).
+        bus_arn = stack.format_arn(service="events", resource="event-bus", resource_name=bus_name)
+        data_key.allow_service("events.amazonaws.com", source_arns=[bus_arn])
         allow_service_send(
             dead_letter_queue,
             sid="AllowJobEventBusDeadLetters",

@@ -13,14 +13,15 @@ from aws_cdk import Duration, Size
 from aws_cdk import aws_ecr_assets as ecr_assets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
-from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from idp.contract.env.functions import Env
 from idp.contract.topology import FunctionSpec
 from infra.functions import Call, FunctionRole, function_environment
+from infra.log_groups import LogPolicy
 from infra.nag import acknowledge, acknowledge_untraced
+from infra.network import PrivateNetwork
 
 DOCKERFILE: Final = "ocr_processor_image/Dockerfile"
 # Only /tmp is writable on Lambda: PaddleX and anything using ~ must write there.
@@ -43,16 +44,17 @@ class OcrProcessor(Construct):
         spec: FunctionSpec,
         repo_root: Path,
         environment: Mapping[Env, str],
-        log_retention: logs.RetentionDays,
+        log_policy: LogPolicy,
         ephemeral_storage_mib: int,
         reserved_concurrency: int | None,
         retry_attempts: int,
         max_event_age: Duration,
         on_failure_topic: sns.ITopic,
         calls: Sequence[Call] = (),
+        network: PrivateNetwork | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
-        access = FunctionRole(self, "Access", retention=log_retention)
+        access = FunctionRole(self, "Access", log_policy=log_policy)
         self.role = access.role
         self.log_group = access.log_group
         self.function = lambda_.DockerImageFunction(
@@ -71,7 +73,7 @@ class OcrProcessor(Construct):
             retry_attempts=retry_attempts,
             max_event_age=max_event_age,
             on_failure=_TopicDestination(on_failure_topic),
-            **access.function_props(spec),
+            **access.function_props(spec, network),
         )
         # A long document's chunks are async invocations of this same function. The grant is a
         # policy of its own: the function depends on its role's default policy, so naming the

@@ -3,7 +3,7 @@ asynchronous (SNS-triggered) Lambda invocations. All KMS-encrypted and TLS-only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aws_cdk import Duration
@@ -91,13 +91,21 @@ class AsyncFailureQueue(Construct):
     """Where SNS deliveries and async Lambda invocations end after their retries: the
     completion and scale-in handlers' dead letters, kept for inspection and redrive."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, data_key: DataKey) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        data_key: DataKey,
+        redriven_topic_arns: Sequence[str],
+    ) -> None:
         super().__init__(scope, construct_id)
         self._data_key = data_key
         self.queue = _encrypted_queue(self, "Queue", data_key=data_key)
         _acknowledge_is_dead_letter_queue(self.queue)
-        # SNS itself writes undeliverable notifications here (subscription redrive policy).
-        data_key.allow_service("sns.amazonaws.com")
+        # SNS itself writes undeliverable notifications of these topics here (subscription
+        # redrive policy).
+        data_key.allow_service("sns.amazonaws.com", source_arns=redriven_topic_arns)
 
     def grant_dead_lettering(self, role: iam.IGrantable) -> None:
         """The key actions a function needs to write its failed events into this encrypted

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Final, Literal
 
 from aws_cdk import aws_logs as logs
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from idp.contract import names
 
@@ -71,14 +71,28 @@ class Settings(BaseModel):
     max_input_bytes: int = Field(default=names.DEFAULT_MAX_INPUT_BYTES, alias="maxInputBytes", ge=1)
     # Pages per processor invocation for a long document (0: one invocation per document).
     chunk_pages: int = Field(default=names.DEFAULT_CHUNK_PAGES, alias="chunkPages", ge=0)
-    allow_hub_download: bool = Field(default=True, alias="allowHubDownload")
+    # Off: models come from the image or the pinned cache. On: a model missing from both may
+    # come from PaddleX's hub, and is loaded only if it matches its pin (manifest.json).
+    allow_hub_download: bool = Field(default=False, alias="allowHubDownload")
     # PP-OCRv6's size: small ships in the image; tiny and medium come from the model cache.
     ppocrv6_size: Literal["tiny", "small", "medium"] = Field(
         default=names.DEFAULT_PPOCRV6_SIZE, alias="ppocrv6Size"
     )
+    # Every function and the VL endpoint in a VPC with no route out, AWS APIs through VPC
+    # endpoints (infra/network.py); hub downloads are then impossible.
+    private_network: bool = Field(default=False, alias="privateNetwork")
     powertools_layer_version: int = Field(
         default=POWERTOOLS_LAYER_VERSION, alias="powertoolsLayerVersion", ge=1
     )
+
+    @model_validator(mode="after")
+    def _hub_needs_a_way_out(self) -> Settings:
+        if self.private_network and self.allow_hub_download:
+            raise ValueError(
+                "allowHubDownload needs the internet, which privateNetwork takes away: "
+                "fill the model cache with `idp models sync` and leave allowHubDownload off"
+            )
+        return self
 
     @field_validator("log_retention_days")
     @classmethod

@@ -7,6 +7,9 @@ and least-privilege grants between them. Read top to bottom, it is the architect
     VL endpoint outcomes ──► success / error topics ┴─► completion handler
     idle-backlog alarm ──► scale-in topic ──► scale-in handler
     status table stream (a job COMPLETED or FAILED) ──► events function ──► event bus
+
+With `privateNetwork`, all of it runs in a VPC with no route out (infra/network.py). Grants are
+exact per role (docs/security.md lists each, a test holds the template to that list).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from aws_cdk import CfnOutput, Duration, Stack
+from aws_cdk import Aws, CfnOutput, Duration, Stack
 from constructs import Construct
 
 from idp.contract import names
@@ -48,11 +51,13 @@ from infra.dashboard import PipelineDashboard
 from infra.encryption import DataKey
 from infra.functions import Call, ZipBuild, powertools_layer, zip_code
 from infra.job_events import JobEventBus
+from infra.log_groups import LogPolicy
+from infra.network import PrivateNetwork
 from infra.processor import OcrProcessor
 from infra.queues import AsyncFailureQueue, JobQueue
 from infra.settings import Settings
-from infra.status_table import StatusTable
-from infra.storage import Storage
+from infra.status_table import JobAccess, StatusTable
+from infra.storage import Storage, input_bucket_name
 from infra.topics import PipelineTopic
 from infra.triggered_function import (
     QueueTrigger,
@@ -62,7 +67,7 @@ from infra.triggered_function import (
     Trigger,
     TriggeredFunction,
 )
-from infra.vl_endpoint import VlEndpoint
+from infra.vl_endpoint import ENDPOINT_INSTANCE_NAMESPACE, VlEndpoint
 
 REPO_ROOT: Final = Path(__file__).resolve().parent.parent
 
@@ -82,15 +87,21 @@ class PaddleIdpStack(Stack):
         super().__init__(scope, construct_id, **kwargs)
         self.settings = settings
         self._repo_root = repo_root
-        self._log_retention = settings.log_retention
 
         # Data: one rotating key for every store; buckets, job queue, status table.
         self.data_key = DataKey(self, "DataKey", description=f"{names.PROJECT} data at rest")
+        # Every log group under the same key: the functions' and flow logs' names begin with
+        # the stack's (CloudFormation names them), SageMaker's with its endpoint path.
+        self.data_key.allow_log_groups(
+            [f"{self.stack_name}-*", f"{ENDPOINT_INSTANCE_NAMESPACE}/{self.vl_endpoint_name}"]
+        )
+        self._log_policy = LogPolicy(retention=settings.log_retention, key=self.data_key.key)
         self.storage = Storage(
             self,
             "Storage",
             data_key=self.data_key,
             access_log_retention=Duration.days(settings.access_log_retention_days),
+            input_bucket_name=input_bucket_name(self.stack_name, Aws.ACCOUNT_ID, Aws.REGION),
         )
         self.jobs = JobQueue(
             self,
@@ -102,9 +113,26 @@ class PaddleIdpStack(Stack):
         self.storage.send_input_events_to(self.jobs.queue, suffixes=names.NOTIFICATION_SUFFIXES)
         self.status = StatusTable(self, "StatusTable", data_key=self.data_key)
 
+        # Private-network mode: every function and the endpoint in a VPC with no route out.
+        self.network = (
+            PrivateNetwork(
+                self,
+                "PrivateNetwork",
+                vl_enabled=settings.vl_enabled,
+                log_policy=self._log_policy,
+            )
+            if settings.private_network
+            else None
+        )
+
         # Notifications: processor failures and VL errors share the error topic.
         self.topics = self._topics()
-        self.async_failures = AsyncFailureQueue(self, "AsyncFailureQueue", data_key=self.data_key)
+        self.async_failures = AsyncFailureQueue(
+            self,
+            "AsyncFailureQueue",
+            data_key=self.data_key,
+            redriven_topic_arns=[topic.topic_arn for topic in self.topics.values()],
+        )
         self._environment = self._shared_environment()
 
         # The GPU path (absent when CPU-only), then the CPU path (container-image Lambda),
@@ -119,7 +147,8 @@ class PaddleIdpStack(Stack):
                 powertools_layer(self, "PowertoolsLayer", version=settings.powertools_layer_version)
             ],
             environment=self._environment,
-            log_retention=self._log_retention,
+            log_policy=self._log_policy,
+            network=self.network,
         )
         self.invoker = self._invoker()
         self.completion = self._completion()
@@ -141,7 +170,13 @@ class PaddleIdpStack(Stack):
                 (Topic.SCALE_IN, "paddle-idp scale-in"),
             ]
         return {
-            topic: PipelineTopic(self, topic.value, data_key=self.data_key, display_name=label)
+            topic: PipelineTopic(
+                self,
+                topic.value,
+                data_key=self.data_key,
+                display_name=label,
+                topic_name=f"{self.stack_name}-{topic.value}",
+            )
             for topic, label in wanted
         }
 
@@ -175,20 +210,23 @@ class PaddleIdpStack(Stack):
             spec=FUNCTIONS[Function.PROCESSOR],
             repo_root=self._repo_root,
             environment=self._environment,
-            log_retention=self._log_retention,
+            log_policy=self._log_policy,
             ephemeral_storage_mib=self.settings.processor_ephemeral_storage_mib,
             reserved_concurrency=self.settings.processor_reserved_concurrency or None,
             retry_attempts=PROCESSOR_ASYNC_RETRY_ATTEMPTS,
             max_event_age=Duration.seconds(PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS),
             on_failure_topic=self.topics[PROCESSOR_ON_FAILURE_TOPIC].topic,
             calls=[SubmitsToVlEndpoint(self.vl_endpoint, self.storage)],
+            network=self.network,
         )
         self.topics[PROCESSOR_ON_FAILURE_TOPIC].grant_publish(processor.role)
         self.storage.grant_read_input(processor.role)
         self.storage.grant_read_write_results(processor.role)
         self.storage.grant_chunk_work(processor.role)
-        self.storage.grant_read_write_model_cache(processor.role)
-        self.status.grant_job_access(processor.role)
+        # Read only: the cache is written by an operator (`idp models sync`), never by a
+        # function that parses untrusted documents.
+        self.storage.grant_read_model_cache(processor.role)
+        self.status.grant_job_access(processor.role, JobAccess.READ, JobAccess.UPDATE)
         return processor
 
     def _vl_endpoint(self) -> VlEndpoint:
@@ -217,7 +255,8 @@ class PaddleIdpStack(Stack):
             error_topic=self.topics[Topic.ERROR].topic,
             scale_in_topic=self.topics[Topic.SCALE_IN].topic,
             scale_in_alarm_name=scale_in_alarm_name(self.stack_name),
-            log_retention=self._log_retention,
+            log_policy=self._log_policy,
+            network=self.network,
         )
         # CloudWatch publishes the scale-in alarm into the encrypted topic as its service
         # principal; the alarm waits for that Allow, or its first notification would be refused
@@ -261,7 +300,9 @@ class PaddleIdpStack(Stack):
             calls=[InvokesProcessor(self.processor), ScalesVlEndpoint(self.vl_endpoint)],
         )
         self.storage.grant_read_input(invoker.role)
-        self.status.grant_job_access(invoker.role)
+        self.status.grant_job_access(
+            invoker.role, JobAccess.CREATE, JobAccess.READ, JobAccess.UPDATE
+        )
         return invoker
 
     def _completion(self) -> TriggeredFunction:
@@ -283,7 +324,7 @@ class PaddleIdpStack(Stack):
             # A failed inference's failure object, and a chunked job's plan (its chunks' pages).
             self.storage.grant_read_vl_failures(completion.role)
             self.storage.grant_read_chunk_plans(completion.role)
-        self.status.grant_job_access(completion.role)
+        self.status.grant_job_access(completion.role, JobAccess.READ, JobAccess.UPDATE)
         return completion
 
     def _scale_in(self, vl_endpoint: VlEndpoint) -> TriggeredFunction:
@@ -304,18 +345,24 @@ class PaddleIdpStack(Stack):
             raise ValueError(
                 f"the {Function.SWEEPER} spec in idp.contract.topology has no schedule"
             )
+        schedule_name = f"{self.stack_name}-{Function.SWEEPER.value}"
         sweeper = self._zip_function(
             Function.SWEEPER,
             description="Ends jobs stuck in QUEUED or PROCESSING past every deadline",
             trigger=ScheduleTrigger(
-                Duration.minutes(spec.schedule_minutes), failure_queue=self.async_failures.queue
+                Duration.minutes(spec.schedule_minutes),
+                failure_queue=self.async_failures.queue,
+                rule_name=schedule_name,
             ),
         )
         self.async_failures.grant_dead_lettering(sweeper.role)
         # EventBridge itself writes the schedule's undeliverable events into the encrypted
         # queue (CDK adds the queue policy for the rule; the key policy is ours to add).
-        self.data_key.allow_service("events.amazonaws.com")
-        self.status.grant_job_access(sweeper.role)
+        schedule_arn = self.format_arn(
+            service="events", resource="rule", resource_name=schedule_name
+        )
+        self.data_key.allow_service("events.amazonaws.com", source_arns=[schedule_arn])
+        self.status.grant_job_access(sweeper.role, JobAccess.LIST_BY_STATUS, JobAccess.UPDATE)
         return sweeper
 
     def _events(self, bus: JobEventBus) -> TriggeredFunction:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Final
+from enum import StrEnum
 
 from aws_cdk import Stack
 from aws_cdk import aws_dynamodb as dynamodb
@@ -13,13 +13,14 @@ from idp.contract import names
 from infra.encryption import DataKey
 from infra.nag import acknowledge, wildcard_resource
 
-# What idp.jobstore.store.JobStore calls: conditional put/update, consistent get, query by status.
-_JOB_ACTIONS: Final = (
-    "dynamodb:GetItem",
-    "dynamodb:PutItem",
-    "dynamodb:UpdateItem",
-    "dynamodb:Query",
-)
+
+class JobAccess(StrEnum):
+    """What a function does with job records: the DynamoDB action each idp.jobstore call makes."""
+
+    CREATE = "dynamodb:PutItem"  # JobStore.create, create_failed (conditional on a new id)
+    READ = "dynamodb:GetItem"  # JobStore.get (consistent read)
+    UPDATE = "dynamodb:UpdateItem"  # every status change and the chunk bookkeeping
+    LIST_BY_STATUS = "dynamodb:Query"  # JobStore.list_by_status, on the status index only
 
 
 class StatusTable(Construct):
@@ -62,14 +63,24 @@ class StatusTable(Construct):
             resource_name=f"{self.table.table_name}/index/{names.STATUS_INDEX}",
         )
 
-    def grant_job_access(self, grantee: iam.IGrantable) -> None:
-        """Exactly the item operations of the job store, on the table and its status index."""
-        grantee.grant_principal.add_to_principal_policy(
-            iam.PolicyStatement(
-                actions=list(_JOB_ACTIONS), resources=[self.table.table_arn, self.status_index_arn]
+    def grant_job_access(self, grantee: iam.IGrantable, *access: JobAccess) -> None:
+        """The item actions `access` names on the table (a query on the status index alone),
+        and the key: decrypt to read, data keys too to write."""
+        items = sorted(a.value for a in access if a is not JobAccess.LIST_BY_STATUS)
+        if items:
+            grantee.grant_principal.add_to_principal_policy(
+                iam.PolicyStatement(actions=items, resources=[self.table.table_arn])
             )
-        )
-        self._data_key.grant_encrypt_decrypt(grantee)
+        if JobAccess.LIST_BY_STATUS in access:
+            grantee.grant_principal.add_to_principal_policy(
+                iam.PolicyStatement(
+                    actions=[JobAccess.LIST_BY_STATUS.value], resources=[self.status_index_arn]
+                )
+            )
+        if {JobAccess.CREATE, JobAccess.UPDATE} & set(access):
+            self._data_key.grant_encrypt_decrypt(grantee)
+        else:
+            self._data_key.grant_decrypt(grantee)
 
     def grant_stream_read(self, role: iam.Role) -> None:
         """Read the table's stream (the events function's event source mapping) and decrypt

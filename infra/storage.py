@@ -26,8 +26,9 @@ from infra.queues import allow_service_send
 
 _INCOMPLETE_UPLOAD_DAYS = 7
 _INPUT_NONCURRENT_VERSION_DAYS = 30
+_MODEL_NONCURRENT_VERSION_DAYS = 90  # a replaced model archive can be restored for this long
 _VL_INTERMEDIATE_DAYS = 14  # manifests, raw VL output and failures: results/ holds the outcome
-_READ_ACTIONS = frozenset({"s3:GetObject", "s3:GetObjectVersion"})
+_READ_ACTIONS = frozenset({"s3:GetObject"})
 
 
 class Storage(Construct):
@@ -40,9 +41,11 @@ class Storage(Construct):
         *,
         data_key: DataKey,
         access_log_retention: Duration,
+        input_bucket_name: str,
     ) -> None:
         super().__init__(scope, construct_id)
         self._data_key = data_key
+        self.input_bucket_arn = f"arn:{Aws.PARTITION}:s3:::{input_bucket_name}"
 
         self.access_log_bucket = s3.Bucket(
             self,
@@ -56,16 +59,14 @@ class Storage(Construct):
                 _abort_incomplete_uploads(),
             ],
         )
+        # Named rather than generated, so that the job queue's policy can name it as the only
+        # source of its events (a policy that referenced the bucket would be a cycle: S3
+        # validates the destination when the bucket is created).
         self.input_bucket = self._data_bucket(
             "InputBucket",
+            bucket_name=input_bucket_name,
             versioned=True,
-            lifecycle_rules=[
-                s3.LifecycleRule(
-                    id="expire-replaced-inputs",
-                    noncurrent_version_expiration=Duration.days(_INPUT_NONCURRENT_VERSION_DAYS),
-                ),
-                _abort_incomplete_uploads(),
-            ],
+            lifecycle_rules=_versioned_rules("inputs", _INPUT_NONCURRENT_VERSION_DAYS),
         )
         self.results_bucket = self._data_bucket(
             "ResultsBucket",
@@ -92,16 +93,26 @@ class Storage(Construct):
                 _abort_incomplete_uploads(),
             ],
         )
+        # Written only by an operator (`idp models sync`); versioned, so that an overwritten
+        # archive can be seen and rolled back (the functions verify each one against its pin).
         self.model_cache_bucket = self._data_bucket(
-            "ModelCacheBucket", lifecycle_rules=[_abort_incomplete_uploads()]
+            "ModelCacheBucket",
+            versioned=True,
+            lifecycle_rules=_versioned_rules("models", _MODEL_NONCURRENT_VERSION_DAYS),
         )
 
     def _data_bucket(
-        self, construct_id: str, *, lifecycle_rules: list[s3.LifecycleRule], versioned: bool = False
+        self,
+        construct_id: str,
+        *,
+        lifecycle_rules: list[s3.LifecycleRule],
+        versioned: bool = False,
+        bucket_name: str | None = None,
     ) -> s3.Bucket:
         return s3.Bucket(
             self,
             construct_id,
+            bucket_name=bucket_name,
             encryption=s3.BucketEncryption.KMS,
             encryption_key=self._data_key.key,
             bucket_key_enabled=True,  # fewer KMS requests per object
@@ -119,17 +130,21 @@ class Storage(Construct):
 
         Written as the bucket's own NotificationConfiguration (one filter per suffix, since an
         S3 filter holds a single suffix) rather than `add_event_notification`, which would add
-        a custom-resource Lambda to the stack. The queue policy names the account rather than
-        the bucket ARN: S3 validates the destination when the bucket is created, so the bucket
-        must depend on the policy, and a policy that referenced the bucket would be a cycle.
+        a custom-resource Lambda to the stack. The queue policy names the bucket by the ARN
+        built from its name (S3 validates the destination when the bucket is created, so the
+        bucket depends on the policy and the policy cannot reference it), and the account.
         """
+        conditions = {
+            "ArnEquals": {"aws:SourceArn": self.input_bucket_arn},
+            "StringEquals": {"aws:SourceAccount": Aws.ACCOUNT_ID},
+        }
         allow_service_send(
             queue,
             sid="AllowInputBucketEvents",
             service_principal="s3.amazonaws.com",
-            conditions={"StringEquals": {"aws:SourceAccount": Aws.ACCOUNT_ID}},
+            conditions=conditions,
         )
-        self._data_key.allow_service("s3.amazonaws.com")
+        self._data_key.allow_service("s3.amazonaws.com", source_arns=[self.input_bucket_arn])
         cfn_bucket = self.input_bucket.node.default_child
         if not isinstance(cfn_bucket, s3.CfnBucket):
             raise TypeError(f"the input bucket's resource is a {type(cfn_bucket).__name__}")
@@ -160,8 +175,7 @@ class Storage(Construct):
     def grant_read_input(self, role: iam.Role) -> None:
         """GetObject (also HEAD) on any key, since a direct job message may name a key outside
         input/; ListBucket so that a missing key reads 404 rather than 403."""
-        actions = ["s3:GetObject", "s3:GetObjectVersion"]
-        self._grant(role, self.input_bucket, actions, "", listing=True)
+        self._grant(role, self.input_bucket, ["s3:GetObject"], "", listing=True)
 
     def grant_read_write_results(self, role: iam.Role) -> None:
         actions = ["s3:GetObject", "s3:PutObject"]
@@ -210,11 +224,6 @@ class Storage(Construct):
         prefix = names.MODEL_CACHE_PREFIX
         self._grant(role, self.model_cache_bucket, ["s3:GetObject"], prefix, listing=True)
 
-    def grant_read_write_model_cache(self, role: iam.Role) -> None:
-        """Model archives are large: uploads are multipart, and a failed one is aborted."""
-        actions = ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"]
-        self._grant(role, self.model_cache_bucket, actions, names.MODEL_CACHE_PREFIX, listing=True)
-
     def _grant(
         self,
         role: iam.Role,
@@ -259,6 +268,34 @@ class Storage(Construct):
                 actions=["s3:ListBucket"], resources=[bucket.bucket_arn], conditions=conditions
             )
         )
+
+
+# S3 bucket names: at most 63 characters; the longest region name has 14, an account id 12.
+_BUCKET_NAME_MAX = 63
+_LONGEST_REGION = 14
+_ACCOUNT_ID_LENGTH = 12
+
+
+def input_bucket_name(stack_name: str, account: str, region: str) -> str:
+    """`<stack>-input-<account>-<region>`, lowercase: unique per stack, account and region."""
+    prefix = f"{stack_name.lower()}-input-"
+    if len(prefix) + _ACCOUNT_ID_LENGTH + 1 + _LONGEST_REGION > _BUCKET_NAME_MAX:
+        raise ValueError(
+            f"stack name {stack_name!r} is too long for the input bucket's name "
+            f"({prefix}<account>-<region> must fit {_BUCKET_NAME_MAX} characters)"
+        )
+    return f"{prefix}{account}-{region}"
+
+
+def _versioned_rules(kind: str, noncurrent_days: int) -> list[s3.LifecycleRule]:
+    """A versioned bucket's rules: replaced versions expire after `noncurrent_days`."""
+    return [
+        s3.LifecycleRule(
+            id=f"expire-replaced-{kind}",
+            noncurrent_version_expiration=Duration.days(noncurrent_days),
+        ),
+        _abort_incomplete_uploads(),
+    ]
 
 
 def _abort_incomplete_uploads() -> s3.LifecycleRule:

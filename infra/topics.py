@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aws_cdk import Aws
+from aws_cdk import Aws, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sns as sns
 from constructs import Construct, IConstruct
@@ -20,15 +20,25 @@ class PipelineTopic(Construct):
     """
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, data_key: DataKey, display_name: str
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        data_key: DataKey,
+        display_name: str,
+        topic_name: str,
     ) -> None:
         super().__init__(scope, construct_id)
         self._data_key = data_key
+        # Named, so that the key's policy can name the topic by ARN (a reference would be a
+        # cycle: the topic is encrypted with that key).
+        self.topic_arn = Stack.of(self).format_arn(service="sns", resource=topic_name)
         # The topic's own id names its subscriptions, so it must be unique across topics.
         self.topic = sns.Topic(
             self,
             construct_id,
             display_name=display_name,
+            topic_name=topic_name,
             master_key=data_key.key,
             enforce_ssl=True,
         )
@@ -62,4 +72,4 @@ class PipelineTopic(Construct):
                 },
             )
         )
-        self._data_key.allow_service(service_principal)
+        self._data_key.allow_service(service_principal, source_arns=[source_arn])

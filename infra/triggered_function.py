@@ -94,11 +94,13 @@ class ScheduleTrigger:
 
     every: Duration
     failure_queue: sqs.IQueue
+    rule_name: str  # named, so that the key's policy can name it without a reference
 
     def attach(self, scope: Construct, function: lambda_.Function) -> None:
         events.Rule(
             scope,
             "Schedule",
+            rule_name=self.rule_name,
             schedule=events.Schedule.rate(self.every),
             targets=[
                 targets.LambdaFunction(
@@ -173,7 +175,7 @@ class TriggeredFunction(Construct):
         super().__init__(scope, construct_id)
         # "Handler" stays in the construct path: the deployed resources' logical ids derive from it.
         handler = Construct(self, "Handler")
-        access = FunctionRole(handler, "Access", retention=build.log_retention)
+        access = FunctionRole(handler, "Access", log_policy=build.log_policy)
         self.role = access.role
         self.log_group = access.log_group
         self.function = lambda_.Function(
@@ -186,7 +188,7 @@ class TriggeredFunction(Construct):
             layers=list(build.layers),
             environment=function_environment(spec, build.environment, calls),
             dead_letter_queue=trigger.failure_queue,
-            **access.function_props(spec),
+            **access.function_props(spec, build.network),
         )
         acknowledge_untraced(self.function)
         acknowledge_python_runtime(self.function)

@@ -22,7 +22,6 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cw_actions
 from aws_cdk import aws_ecr_assets as ecr_assets
 from aws_cdk import aws_iam as iam
-from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sagemaker as sagemaker
 from aws_cdk import aws_sns as sns
@@ -30,7 +29,9 @@ from constructs import Construct
 
 from idp.contract import names
 from infra.encryption import DataKey
+from infra.log_groups import LogPolicy
 from infra.nag import acknowledge, wildcard_resource
+from infra.network import SAGEMAKER_VPC_ACTIONS, PrivateNetwork
 
 DOCKERFILE: Final = "sagemaker_container/Dockerfile"
 SAGEMAKER_NAMESPACE: Final = "AWS/SageMaker"
@@ -69,7 +70,8 @@ class VlEndpoint(Construct):
         error_topic: sns.ITopic,
         scale_in_topic: sns.ITopic,
         scale_in_alarm_name: str,
-        log_retention: logs.RetentionDays,
+        log_policy: LogPolicy,
+        network: PrivateNetwork | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self.endpoint_name = endpoint_name
@@ -86,23 +88,34 @@ class VlEndpoint(Construct):
         # The name is SageMaker's, not ours: a retained group would outlive a rolled-back or
         # deleted stack and make the next deploy fail with "already exists", so it goes with
         # the stack (the endpoint, deleted first, writes nothing more into it).
-        self.log_group = logs.LogGroup(
+        self.log_group = log_policy.group(
             self,
             "LogGroup",
             log_group_name=f"{ENDPOINT_INSTANCE_NAMESPACE}/{endpoint_name}",
-            retention=log_retention,
             removal_policy=RemovalPolicy.DESTROY,
         )
         self.execution_role = self._execution_role(
             image, data_key, notification_topics=(success_topic, error_topic)
         )
 
+        if network is not None:
+            network.allow_attach(self.execution_role, SAGEMAKER_VPC_ACTIONS)
         model = sagemaker.CfnModel(
             self,
             "Model",
             execution_role_arn=self.execution_role.role_arn,
             primary_container=sagemaker.CfnModel.ContainerDefinitionProperty(
                 image=image.image_uri, environment=dict(environment)
+            ),
+            # Private-network mode: the isolated subnets, no route out. (Network isolation is
+            # not set: the container reads each job's document from S3 itself.)
+            vpc_config=(
+                sagemaker.CfnModel.VpcConfigProperty(
+                    security_group_ids=[network.security_group.security_group_id],
+                    subnets=list(network.subnet_ids),
+                )
+                if network is not None
+                else None
             ),
         )
         # The model is validated against its role at creation: wait for the role's policy.

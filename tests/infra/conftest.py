@@ -29,3 +29,9 @@ def full(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
 @pytest.fixture(scope="session")
 def cpu_only(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
     return synthesize(tmp_path_factory.mktemp("cdk-cpu"), **CPU_ONLY_CONTEXT)
+
+
+@pytest.fixture(scope="session")
+def private(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    """Private-network mode: every function and the VL endpoint in a VPC with no route out."""
+    return synthesize(tmp_path_factory.mktemp("cdk-private"), privateNetwork="true")

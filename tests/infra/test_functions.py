@@ -194,7 +194,7 @@ def test_environment_names_the_stack_resources(full: Synthesized) -> None:
     processor_env = processor["Environment"]["Variables"]
     assert processor_env[Env.MODEL_CACHE_BUCKET] == ref(full.logical_id("Storage/ModelCacheBucket"))
     assert processor_env[Env.MAX_PAGES] == str(names.DEFAULT_MAX_PAGES)
-    assert processor_env[Env.ALLOW_HUB_DOWNLOAD] == "true"
+    assert processor_env[Env.ALLOW_HUB_DOWNLOAD] == "false"
 
 
 @pytest.mark.parametrize(

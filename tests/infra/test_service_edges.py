@@ -39,6 +39,7 @@ from infra.vl_endpoint import SCALABLE_DIMENSION
 from tests.infra.policies import (
     ACCOUNT,
     PARTITION,
+    REGION,
     Policies,
     Request,
     Role,
@@ -1019,6 +1020,26 @@ def test_a_service_acting_for_another_resource_is_refused(full: Synthesized) -> 
             {**elsewhere, "aws:SourceArn": "arn:aws:s3:::x"},
         ),
         Request(EVENTS, "kms:GenerateDataKey", d.key, elsewhere),
+        # The key names each service's source resources, not just the account: another bucket,
+        # topic or rule of this account may not use it.
+        *(
+            Request(
+                service,
+                action,
+                resource,
+                {**TLS, "aws:SourceArn": arn, "aws:SourceAccount": ACCOUNT},
+            )
+            for service, arn in (
+                (S3, "arn:aws:s3:::another-bucket-of-this-account"),
+                (SNS, f"arn:aws:sns:us-east-1:{ACCOUNT}:another-topic"),
+                (EVENTS, f"arn:aws:events:us-east-1:{ACCOUNT}:rule/another-rule"),
+                (CLOUDWATCH, f"arn:aws:cloudwatch:us-east-1:{ACCOUNT}:alarm:another-alarm"),
+            )
+            for action, resource in (
+                ("kms:GenerateDataKey", d.key),
+                ("sqs:SendMessage", d.arn(d.job_queue)),
+            )
+        ),
         # A service that sends no source keys at all matches no scoped statement.
         Request(CLOUDWATCH, "sns:Publish", d.arn(d.topic(Topic.SCALE_IN)), TLS),
     ]
@@ -1072,3 +1093,31 @@ def test_a_role_reaches_the_key_only_with_its_own_grant(full: Synthesized) -> No
     assert d.policies.authorize(execution_role_decrypt, via=Via.KEY).allowed
     stranger = Request(Role("NoSuchRole"), "kms:Decrypt", d.key, TLS)
     assert not d.policies.authorize(stranger, via=Via.KEY).allowed
+
+
+# Log groups: encrypted with the data key, which CloudWatch Logs may use for them only. -------
+
+
+@pytest.mark.parametrize("mode", ["full", "private"])
+def test_cloudwatch_logs_may_use_the_key_for_this_stacks_log_groups_only(
+    mode: str, request: pytest.FixtureRequest
+) -> None:
+    synth: Synthesized = request.getfixturevalue(mode)
+    d = _deployment(synth)
+    logs = Service(f"logs.{REGION}.amazonaws.com")
+    log_group_arn = f"arn:{PARTITION}:logs:{REGION}:{ACCOUNT}:log-group:"
+    groups = synth.of_type("AWS::Logs::LogGroup")
+    assert len(groups) >= 7
+    for logical_id, group in groups.items():
+        props = group["Properties"]
+        assert d.resolve(props["KmsKeyId"]) == d.key, logical_id
+        # A group without a name gets CloudFormation's: <stack>-<logical id>-<random suffix>.
+        generated = f"{synth.stack.stack_name}-{logical_id}-1A2B3C4D5E6F"
+        name = d.resolve(props.get("LogGroupName", generated))
+        context = {"kms:EncryptionContext:aws:logs:arn": log_group_arn + name}
+        for action in ("kms:GenerateDataKey", "kms:Encrypt", "kms:Decrypt"):
+            call = Request(logs, action, d.key, context)
+            assert d.policies.authorize(call, via=Via.KEY).allowed, (logical_id, action)
+    # ... and no other log group of the account.
+    other = {"kms:EncryptionContext:aws:logs:arn": log_group_arn + "another-app"}
+    assert not d.policies.authorize(Request(logs, "kms:Decrypt", d.key, other), via=Via.KEY).allowed

@@ -100,12 +100,18 @@ def test_data_buckets_send_access_logs_to_the_log_bucket(full: Synthesized) -> N
     assert {"ExpirationInDays": 90, "Id": "expire-access-logs", "Status": "Enabled"} in rules
 
 
-def test_only_the_input_bucket_is_versioned(full: Synthesized) -> None:
-    # The job id derives from the object version, so a re-upload is a new job.
+def test_input_and_model_cache_buckets_are_versioned(full: Synthesized) -> None:
+    # The job id derives from the input object's version, so a re-upload is a new job; a
+    # replaced model archive stays in the model cache's history, to be seen and rolled back.
     ids = _bucket_ids(full)
-    assert full.props(ids["Input"])["VersioningConfiguration"] == {"Status": "Enabled"}
-    for role in ("Results", "ModelCache", "AccessLog"):
+    for role in ("Input", "ModelCache"):
+        assert full.props(ids[role])["VersioningConfiguration"] == {"Status": "Enabled"}, role
+    for role in ("Results", "AccessLog"):
         assert "VersioningConfiguration" not in full.props(ids[role]), role
+    rules = full.props(ids["ModelCache"])["LifecycleConfiguration"]["Rules"]
+    assert {"NoncurrentVersionExpiration": {"NoncurrentDays": 90}}.items() <= next(
+        rule for rule in rules if rule["Id"] == "expire-replaced-models"
+    ).items()
 
 
 def test_results_bucket_expires_intermediates_but_not_results(full: Synthesized) -> None:
@@ -179,19 +185,37 @@ def test_notifications_are_exactly_one_per_suffix_and_wait_for_the_queue_policy(
         assert "NotificationConfiguration" not in full.props(ids[role]), role
 
 
-def test_s3_may_send_events_into_the_encrypted_queue_for_this_account_only(
+def test_s3_may_send_events_into_the_encrypted_queue_from_the_input_bucket_only(
     full: Synthesized,
 ) -> None:
     _, key = full.only("AWS::KMS::Key")
-    account_only = {"StringEquals": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}}
+    input_bucket = {
+        "Fn::Join": [
+            "",
+            [
+                "arn:",
+                {"Ref": "AWS::Partition"},
+                ":s3:::paddleidpstack-input-",
+                {"Ref": "AWS::AccountId"},
+                "-",
+                {"Ref": "AWS::Region"},
+            ],
+        ]
+    }
+    account = {"StringEquals": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}}
     assert {
         "Action": ["kms:Decrypt", "kms:GenerateDataKey"],
-        "Condition": account_only,
+        "Condition": {"ArnLike": {"aws:SourceArn": [input_bucket]}} | account,
         "Effect": "Allow",
         "Principal": {"Service": "s3.amazonaws.com"},
         "Resource": "*",
         "Sid": "AllowS3ToUseKey",
     } in list(iter_statements(key["KeyPolicy"]))
+    # ... the bucket carries that name, and the queue's policy names it too
+    ids = _bucket_ids(full)
+    assert full.props(ids["Input"])["BucketName"] == {
+        "Fn::Join": ["", ["paddleidpstack-input-", *input_bucket["Fn::Join"][1][3:]]]
+    }
     full.assertions.has_resource_properties(
         "AWS::SQS::QueuePolicy",
         {
@@ -201,7 +225,8 @@ def test_s3_may_send_events_into_the_encrypted_queue_for_this_account_only(
                         Match.object_like(
                             {
                                 "Action": "sqs:SendMessage",
-                                "Condition": account_only,
+                                "Condition": {"ArnEquals": {"aws:SourceArn": input_bucket}}
+                                | account,
                                 "Principal": {"Service": "s3.amazonaws.com"},
                             }
                         )
@@ -210,3 +235,14 @@ def test_s3_may_send_events_into_the_encrypted_queue_for_this_account_only(
             }
         },
     )
+
+
+def test_input_bucket_name_is_lowercase_and_refuses_a_stack_name_too_long_for_it() -> None:
+    from infra.storage import input_bucket_name
+
+    assert input_bucket_name("PaddleIdpStack", "123456789012", "ap-southeast-2") == (
+        "paddleidpstack-input-123456789012-ap-southeast-2"
+    )
+    assert len(input_bucket_name("S" * 29, "123456789012", "ap-southeast-2")) == 63
+    with pytest.raises(ValueError, match="too long"):
+        input_bucket_name("S" * 30, "123456789012", "ap-southeast-2")
