@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fontTools.fontBuilder import FontBuilder  # type: ignore[import-not-found]
-from fontTools.pens.ttGlyphPen import TTGlyphPen  # type: ignore[import-not-found]
+from fontTools.fontBuilder import FontBuilder  # type: ignore[import-untyped]
+from fontTools.pens.ttGlyphPen import TTGlyphPen  # type: ignore[import-untyped]
 
 
 def build(out: Path) -> None:
