@@ -60,14 +60,18 @@ def raster(
     params: dict[str, object] = {}
     if dpi is not None:
         params["dpi"] = (dpi, dpi)
-    if exif_orientation is not None and fmt in ("JPEG", "PNG", "TIFF", "WEBP"):
+    if exif_orientation is not None and fmt in ("JPEG", "PNG", "TIFF", "WEBP", "HEIF", "AVIF"):
         exif = Image.Exif()
         exif[_EXIF_ORIENTATION] = exif_orientation
         params["exif"] = exif.tobytes()
     if fmt == "JPEG":
         params["quality"] = 80
     buffer = io.BytesIO()
-    if fmt == "TIFF" and frames > 1:
+    if fmt == "HEIF":  # a phone's photo: pillow-heif's x265 encoder (tests and benchmarks only)
+        import pillow_heif
+
+        pillow_heif.from_pillow(image.convert("RGB")).save(buffer, quality=80, **params)
+    elif fmt == "TIFF" and frames > 1:
         image.save(buffer, "TIFF", save_all=True, append_images=[image] * (frames - 1), **params)
     else:
         image.save(buffer, fmt, **params)
@@ -231,6 +235,10 @@ CORPUS: Final[dict[str, Callable[[], bytes]]] = {
     "png-dpi-huge": lambda: raster("PNG", "RGB", 640, 120, dpi=1e6),
     "jpeg-dpi-0": lambda: raster("JPEG", "RGB", 640, 120, dpi=0.001),
     "webp-16383x8": lambda: raster("WEBP", "RGB", _WEBP_MAX, 8, ink="noise"),
+    # A phone's 48-MP photo (8064 × 6048), stored sideways with the turn to undo: read, not
+    # refused (peak RSS in docs/robustness.md).
+    "heic-48mp-photo": lambda: raster("HEIF", "RGB", 8064, 6048, exif_orientation=6),
+    "avif-exif-6": lambda: raster("AVIF", "RGB", 1200, 160, exif_orientation=6),
     "tiff-1500-frames": lambda: raster("TIFF", "1", 64, 64, ink="blank", frames=1500),
     "png-bomb-30000x30000": lambda: bomb_png(30000, 30000),
     "png-bomb-9000x9000": lambda: bomb_png(9000, 9000),

@@ -92,11 +92,25 @@ class MediaType(StrEnum):
     TIFF = "image/tiff"
     BMP = "image/bmp"
     WEBP = "image/webp"
+    HEIF = "image/heif"  # HEIC photos (phones save these by default) and other HEIF images
+    AVIF = "image/avif"
 
 
 # Suffixes the S3 -> SQS notification filters on (S3 suffix filters are case-sensitive,
 # so both cases are listed). Content is still checked by magic bytes in the processor.
-INPUT_SUFFIXES: Final = (".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
+INPUT_SUFFIXES: Final = (
+    ".pdf",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".tif",
+    ".tiff",
+    ".bmp",
+    ".webp",
+    ".heic",
+    ".heif",
+    ".avif",
+)
 NOTIFICATION_SUFFIXES: Final = tuple(
     sorted({s for suffix in INPUT_SUFFIXES for s in (suffix, suffix.upper())})
 )

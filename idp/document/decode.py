@@ -305,6 +305,8 @@ class Document(Closing):
 
     def _open_pil(self) -> Image.Image:
         """Open without decoding pixels: only the header is read, so a bomb costs nothing."""
+        if self.media_type is MediaType.HEIF:
+            _register_heif()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -386,6 +388,8 @@ _PIL_FORMATS: Final[dict[MediaType, str]] = {
     MediaType.TIFF: "TIFF",
     MediaType.BMP: "BMP",
     MediaType.WEBP: "WEBP",
+    MediaType.HEIF: "HEIF",  # pi-heif's plugin (libheif, decode only): _register_heif
+    MediaType.AVIF: "AVIF",  # Pillow's own (libavif)
 }
 
 _LABELS: Final[dict[MediaType, str]] = {
@@ -395,7 +399,18 @@ _LABELS: Final[dict[MediaType, str]] = {
     MediaType.TIFF: "TIFF image",
     MediaType.BMP: "BMP image",
     MediaType.WEBP: "WEBP image",
+    MediaType.HEIF: "HEIC/HEIF image",
+    MediaType.AVIF: "AVIF image",
 }
+
+
+def _register_heif() -> None:
+    """Pillow reads HEIF through pi-heif's plugin (libheif with the libde265 decoder, no
+    encoder). libheif applies the image's rotation and mirroring as it decodes, and the
+    plugin then resets the EXIF orientation, so a photo is upright once, never twice."""
+    from pi_heif import register_heif_opener  # type: ignore[import-untyped]
+
+    register_heif_opener()
 
 
 def _pdfium() -> Any:

@@ -7,7 +7,7 @@ from typing import Final
 from idp.contract.errors import EmptyInput, UnsupportedMediaType
 from idp.contract.names import MediaType
 
-SUPPORTED_FORMATS: Final = "PDF, PNG, JPEG, TIFF, BMP, WEBP"
+SUPPORTED_FORMATS: Final = "PDF, PNG, JPEG, TIFF, BMP, WEBP, HEIC/HEIF, AVIF"
 
 # A PDF's header may follow up to 1 KiB of leading junk (readers accept it).
 _PDF_HEADER_WINDOW: Final = 1024
@@ -52,6 +52,8 @@ def detect_media_type(data: bytes) -> MediaType:
             return media_type
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return MediaType.WEBP
+    if (image := _heif_family(data)) is not None:
+        return image
     if b"%PDF-" in data[:_PDF_HEADER_WINDOW]:
         return MediaType.PDF
     raise UnsupportedMediaType(
@@ -60,16 +62,38 @@ def detect_media_type(data: bytes) -> MediaType:
     )
 
 
+# ISO base media files (ftyp box first) that hold a still image: HEIF's brands (a HEVC-coded
+# image: what phones save as .heic) and AVIF's (an AV1-coded one). A `mif1` file says which
+# coding it holds among its compatible brands.
+_HEIF_BRANDS: Final = frozenset({"heic", "heix", "heim", "heis", "hevc", "hevx"})
+_AVIF_BRANDS: Final = frozenset({"avif", "avis"})
+_MIF_BRANDS: Final = frozenset({"mif1", "msf1", "mif2"})
+
+
+def _heif_family(data: bytes) -> MediaType | None:
+    """HEIF or AVIF by the file's ftyp box (major brand, then compatible brands), else None."""
+    if data[4:8] != b"ftyp":
+        return None
+    size = min(int.from_bytes(data[:4], "big"), len(data), 4096)
+    major = data[8:12].decode("ascii", "replace")
+    compatible = {
+        data[offset : offset + 4].decode("ascii", "replace") for offset in range(16, size - 3, 4)
+    }
+    brands = {major} | compatible
+    if major in _AVIF_BRANDS or (major in _MIF_BRANDS and brands & _AVIF_BRANDS):
+        return MediaType.AVIF
+    if major in _HEIF_BRANDS or (major in _MIF_BRANDS and brands & (_HEIF_BRANDS | _MIF_BRANDS)):
+        return MediaType.HEIF
+    return None
+
+
 def describe_content(data: bytes) -> str:  # noqa: PLR0911 - one answer per kind
     """A short human description of content that is not a supported document."""
     for signature, description in _OTHER_SIGNATURES:
         if data.startswith(signature):
             return description
     if data[4:8] == b"ftyp":
-        brand = data[8:12].decode("ascii", "replace")
-        if brand in ("heic", "heix", "mif1", "msf1", "avif"):
-            return "a HEIF/AVIF image"
-        return "an ISO media file (MP4/MOV/HEIF)"
+        return "an ISO media file (MP4/MOV video or audio)"
     if data[:4] == b"RIFF":
         return "a RIFF container that is not WEBP (e.g. WAV or AVI)"
     head = data[:4096]

@@ -15,7 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pillow_heif
 import pytest
+from PIL import Image
 from pypdf import PdfReader, PdfWriter
 
 from devkit.local.pipeline import LocalPipeline
@@ -178,3 +180,23 @@ def test_image_reads_a_real_table_with_ppstructurev3(
     assert cells[(2, 1)] == "Mazda RX4"
     assert {stage["name"] for stage in page["stages"]} >= {"layout", "ocr", "table"}
     assert "| Mazda RX4 | 21.0 |" in (result["markdown"] or "")
+
+
+def test_image_reads_a_phone_photo_in_heic_upright(pipeline: LocalPipeline, tmp_path: Path) -> None:
+    # GIVEN a page photographed in HEIC, stored sideways with the turn to undo, as a phone
+    # held sideways saves it (pillow-heif's encoder here; the image decodes with pi-heif)
+    lines = sample_lines(3, offset=5)
+    page = render_page(lines, size=(1700, 300), font_size=34, margin=50)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # turn 90° clockwise to show
+    photo = io.BytesIO()
+    pillow_heif.from_pillow(page.rotate(90, expand=True)).save(photo, exif=exif.tobytes())
+
+    # WHEN the image processes it
+    record, client = _run(pipeline, tmp_path / "photo.heic", photo.getvalue())
+
+    # THEN it is read upright, as the camera meant, with no turn left to find
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    result = client.result_document(record["job_id"])
+    assert result["pages"][0]["rotation"] == 0
+    assert character_error_rate("\n".join(lines), _page_text(result, 1)) <= 0.02
