@@ -34,29 +34,27 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import importlib
 import math
-import multiprocessing
 import os
 import platform
 import random
-import sys
 import tempfile
 import textwrap
 import time
-import traceback
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-# Only the standard library above: the worker is spawned and imports this module too, and it
-# should hold what a processor environment holds.
+# Only the standard library above, and devkit.local.functions (itself only the standard library,
+# as every local execution environment imports it): the worker is spawned and imports this
+# module too, and it should hold what a processor environment holds.
 from reporting import add_pipeline_arguments, print_rows, run_and_report
+
+from devkit.local.functions import WorkerEnvironment
 
 if TYPE_CHECKING:
     from devkit.client import PipelineClient
-    from devkit.local.functions import Invocation
     from devkit.local.pipeline import LocalPipeline
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -81,10 +79,6 @@ CHECKPOINTS: Final = (50, 100)  # pages; then every 100 pages to the end
 HELD_TO: Final = 0.10  # growth after the first 50 pages
 JOB_TIMEOUT_S: Final = 1200.0
 
-_SPAWN = multiprocessing.get_context("spawn")
-# What the worker keeps of this process's environment (as devkit.local.functions does);
-# everything else is the function's own.
-_INHERITED_ENV: Final = ("PATH", "LANG", "LC_ALL", "TZ", "PYTHONPATH", "VIRTUAL_ENV")
 _MIB: Final = 1024 * 1024
 
 
@@ -116,25 +110,6 @@ class _MallInfo2(ctypes.Structure):
             "keepcost",
         )
     ]
-
-
-class _LambdaContext:
-    """The attributes of a Lambda context that the handler and Powertools read."""
-
-    def __init__(self, function_name: str, memory_mb: int, deadline: float, request_id: str):
-        self.function_name = function_name
-        self.function_version = "$LATEST"
-        self.memory_limit_in_mb = memory_mb
-        self.invoked_function_arn = (
-            f"arn:aws:lambda:us-east-1:123456789012:function:{function_name}"
-        )
-        self.aws_request_id = request_id
-        self.log_group_name = f"/aws/lambda/{function_name}"
-        self.log_stream_name = "warm-worker"
-        self._deadline = deadline
-
-    def get_remaining_time_in_millis(self) -> int:
-        return max(0, int((self._deadline - time.time()) * 1000))
 
 
 def _status_mb() -> dict[str, float]:
@@ -187,16 +162,11 @@ def _without_ort_arena() -> None:
 def serve(conn: Connection, handler_path: str, env: dict[str, str], probe: Probe) -> None:
     """The worker's body: import the handler once, then answer invocations until closed; each
     reply carries what the process holds once the handler has returned."""
-    os.dup2(2, 1)  # a function's output is its log
-    sys.stdout = sys.stderr
-    inherited = {key: os.environ[key] for key in _INHERITED_ENV if key in os.environ}
-    os.environ.clear()
-    os.environ.update({**inherited, **env})
-    module_name, _, attr = handler_path.rpartition(".")
-    handler = getattr(importlib.import_module(module_name), attr)
+    from devkit.local.functions import LambdaContext, call_handler, load_handler
+
+    handler, function_name = load_handler(handler_path, env)
     if not probe.ort_arena:
         _without_ort_arena()
-    function_name = env.get("AWS_LAMBDA_FUNCTION_NAME", module_name)
     libc = ctypes.CDLL("libc.so.6")
     invocations = 0
     while True:
@@ -211,14 +181,9 @@ def serve(conn: Connection, handler_path: str, env: dict[str, str], probe: Probe
             tracemalloc.start(8)
             baseline = tracemalloc.take_snapshot()
         _reset_peak()
-        context = _LambdaContext(function_name, probe.memory_mb, deadline, request_id)
+        context = LambdaContext(function_name, probe.memory_mb, deadline, request_id)
         started = time.perf_counter()
-        reply: tuple[Any, ...]
-        try:
-            reply = ("ok", handler(event, context))
-        except Exception as exc:  # noqa: BLE001 - reported to the caller like Lambda's Unhandled
-            traceback.print_exc()
-            reply = ("error", type(exc).__name__, str(exc))
+        reply = call_handler(handler, event, context)
         memory: dict[str, Any] = {"seconds": round(time.perf_counter() - started, 2)}
         memory |= _status_mb() | _heap_mb(libc)
         if probe.malloc_trim:
@@ -243,75 +208,37 @@ class Sample:
     memory: dict[str, Any]
 
 
-class MeasuredEnvironment:
-    """The processor's execution environment (devkit.local.functions.ExecutionEnvironment): the
-    `serve` worker, whose memory after each invocation is appended to `samples`."""
+class MeasuredEnvironment(WorkerEnvironment):
+    """The processor's execution environment: devkit.local.functions' worker environment running
+    `serve`, whose memory after each invocation is appended to `samples`."""
 
     def __init__(
         self, handler: str, env: dict[str, str], probe: Probe, samples: list[Sample]
     ) -> None:
-        parent, child = _SPAWN.Pipe()
-        self._conn = parent
         self.samples = samples
         # The C library reads its malloc settings when the process starts.
         saved = {key: os.environ.get(key) for key in probe.start_env}
         os.environ.update(probe.start_env)
         try:
             env = {**env, "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(probe.memory_mb)}
-            self.process = _SPAWN.Process(
-                target=serve, args=(child, handler, env, probe), daemon=True
+            super().__init__(
+                handler, env, probe.memory_mb, target=serve, args=(handler, env, probe)
             )
-            self.process.start()
         finally:
             for key, value in saved.items():
                 if value is None:
                     os.environ.pop(key, None)
                 else:
                     os.environ[key] = value
-        child.close()
-        self.invocations = 0
 
-    def invoke(self, event: Any, timeout_s: float, request_id: str) -> Invocation:
-        from devkit.local.functions import Invocation
-
-        cold = self.invocations == 0
-        self.invocations += 1
-        started = time.monotonic()
-        self._conn.send((event, time.time() + timeout_s, request_id))
-        if not self._conn.poll(timeout_s):
-            self.kill()
-            return Invocation.timed_out(timeout_s, started=started, cold_start=cold)
-        try:
-            reply, memory = self._conn.recv()
-        except (EOFError, ConnectionResetError):
-            self.process.join(timeout=5)
-            message = f"worker exited with code {self.process.exitcode}"
-            self.samples.append(Sample(event.get("job_id"), "crash", {}))
-            return Invocation.crashed(message, started=started, cold_start=cold)
-        self.samples.append(Sample(event.get("job_id"), reply[0], memory))
-        elapsed = time.monotonic() - started
-        if reply[0] == "ok":
-            return Invocation("ok", payload=reply[1], duration_s=elapsed, cold_start=cold)
-        return Invocation(
-            "error",
-            error_type=reply[1],
-            error_message=reply[2],
-            duration_s=elapsed,
-            cold_start=cold,
-        )
-
-    @property
-    def alive(self) -> bool:
-        return self.process.is_alive()
-
-    def crash(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-
-    def kill(self) -> None:
-        self.crash()
-        self.process.join(timeout=10)
-        self._conn.close()
+    def _reply(self, event: Any, message: Any) -> tuple[Any, ...]:
+        job_id = event.get("job_id")
+        if message is None:
+            self.samples.append(Sample(job_id, "crash", {}))
+            return ()
+        reply, memory = message
+        self.samples.append(Sample(job_id, reply[0], memory))
+        return tuple(reply)
 
 
 def measure_processor(pipeline: LocalPipeline, probe: Probe) -> list[Sample]:

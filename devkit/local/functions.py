@@ -61,7 +61,7 @@ class Invocation:
         )
 
 
-class _LambdaContext:
+class LambdaContext:
     """The attributes of a Lambda context object our handlers and Powertools read."""
 
     def __init__(
@@ -87,8 +87,13 @@ class _LambdaContext:
 _INHERITED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "SSL_CERT_FILE")
 
 
-def _serve(conn: Connection, handler_path: str, env: dict[str, str], memory_mb: int) -> None:
-    """Child process body: import the handler once, then answer invocations until closed."""
+Reply = tuple[Any, ...]  # ("ok", payload) or ("error", type name, message)
+
+
+def load_handler(handler_path: str, env: dict[str, str]) -> tuple[Callable[..., Any], str]:
+    """In a worker: the process made an execution environment of the function (its own
+    environment variables only, its output to stderr), and the handler imported once; with the
+    function's name."""
     # A function's output is its log (CloudWatch on AWS); locally it goes to stderr, so the
     # CLI's stdout carries only what the CLI itself prints (e.g. `--json`).
     os.dup2(2, 1)
@@ -98,18 +103,29 @@ def _serve(conn: Connection, handler_path: str, env: dict[str, str], memory_mb: 
     os.environ.update({**inherited, **env})
     module_name, _, attr = handler_path.rpartition(".")
     handler = getattr(importlib.import_module(module_name), attr)
-    function_name = env.get("IDP_LOCAL_FUNCTION_NAME", module_name)
+    return handler, env.get("IDP_LOCAL_FUNCTION_NAME", module_name)
+
+
+def call_handler(handler: Callable[..., Any], event: Any, context: LambdaContext) -> Reply:
+    """One invocation's reply: the handler's return value, or its exception as Lambda reports an
+    Unhandled error."""
+    try:
+        return ("ok", handler(event, context))
+    except Exception as exc:  # noqa: BLE001 - reported to the caller like Lambda's Unhandled
+        traceback.print_exc()
+        return ("error", type(exc).__name__, str(exc))
+
+
+def _serve(conn: Connection, handler_path: str, env: dict[str, str], memory_mb: int) -> None:
+    """Child process body: import the handler once, then answer invocations until closed."""
+    handler, function_name = load_handler(handler_path, env)
     while True:
         try:
             event, deadline, request_id = conn.recv()
         except EOFError:
             return
-        context = _LambdaContext(function_name, memory_mb, deadline, request_id)
-        try:
-            conn.send(("ok", handler(event, context)))
-        except Exception as exc:  # noqa: BLE001 - reported to the caller like Lambda's Unhandled
-            traceback.print_exc()
-            conn.send(("error", type(exc).__name__, str(exc)))
+        context = LambdaContext(function_name, memory_mb, deadline, request_id)
+        conn.send(call_handler(handler, event, context))
 
 
 class ExecutionEnvironment(Protocol):
@@ -131,18 +147,32 @@ class ExecutionEnvironment(Protocol):
 EnvironmentFactory = Callable[[dict[str, str]], ExecutionEnvironment]
 
 
-class _Environment:
-    """One execution environment (a spawned worker process)."""
+class WorkerEnvironment:
+    """One execution environment (a spawned worker process).
 
-    def __init__(self, handler: str, env: dict[str, str], memory_mb: int) -> None:
+    The worker runs `target(conn, *args)` (by default the handler's loop, `_serve`); a
+    subclass with a worker of its own that sends more than the reply overrides `_reply`."""
+
+    def __init__(
+        self,
+        handler: str,
+        env: dict[str, str],
+        memory_mb: int,
+        *,
+        target: Callable[..., None] = _serve,
+        args: tuple[Any, ...] | None = None,
+    ) -> None:
         parent, child = _SPAWN.Pipe()
         self._conn = parent
-        self.process = _SPAWN.Process(
-            target=_serve, args=(child, handler, env, memory_mb), daemon=True
-        )
+        worker_args = args if args is not None else (handler, env, memory_mb)
+        self.process = _SPAWN.Process(target=target, args=(child, *worker_args), daemon=True)
         self.process.start()
         child.close()
         self.invocations = 0
+
+    def _reply(self, event: Any, message: Any) -> Reply:
+        """The reply in what the worker sent for `event` (None: the worker died first)."""
+        return tuple(message) if message is not None else ()
 
     def invoke(self, event: Any, timeout_s: float, request_id: str) -> Invocation:
         cold = self.invocations == 0
@@ -153,8 +183,9 @@ class _Environment:
             self.kill()
             return Invocation.timed_out(timeout_s, started=started, cold_start=cold)
         try:
-            reply = self._conn.recv()
+            reply = self._reply(event, self._conn.recv())
         except (EOFError, ConnectionResetError):
+            self._reply(event, None)
             self.process.join(timeout=5)
             return Invocation.crashed(
                 f"worker exited with code {self.process.exitcode}", started=started, cold_start=cold
@@ -206,7 +237,7 @@ class LocalFunction:
         self.memory_mb = memory_mb
         self.timeout_s = timeout_s
         self._new_environment = environment_factory or (
-            lambda env: _Environment(handler, env, memory_mb)
+            lambda env: WorkerEnvironment(handler, env, memory_mb)
         )
         self._idle: queue.LifoQueue[ExecutionEnvironment] = queue.LifoQueue()
         self._slots = threading.BoundedSemaphore(concurrency)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -58,12 +58,6 @@ class ModelManifest:
             )
             for name, entry in document["models"].items()
         )
-
-    def __contains__(self, model_name: object) -> bool:
-        return model_name in self._pins
-
-    def pins(self) -> Mapping[str, ModelPin]:
-        return dict(self._pins)
 
     def pinned_sha256(self, model_name: str) -> str | None:
         pin = self._pins.get(model_name)
