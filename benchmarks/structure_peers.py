@@ -89,8 +89,8 @@ def _tesseract_ocr(psm: int) -> Any:
     a word that is only rule-like marks ("|", "_", ";") the value None, which its table code
     then writes into the cell as the string "None" (img2table 2.0.0, OCRData.get_text_table);
     such words are dropped here, as the parser meant them to be."""
-    from img2table.ocr import TesseractOCR  # type: ignore[import-untyped]
-    from img2table.ocr._types import OCRData  # type: ignore[import-untyped]
+    from img2table.ocr import TesseractOCR
+    from img2table.ocr._types import OCRData
 
     class WordsWithText(TesseractOCR):  # type: ignore[misc]
         def of(self, document: Any) -> Any:
@@ -116,7 +116,7 @@ class Img2TableTesseract:
         self.ocr.env["OMP_THREAD_LIMIT"] = str(THREADS)
 
     def tables(self, image: Path) -> tuple[PeerTable, ...]:
-        from img2table.document import Image  # type: ignore[import-untyped]
+        from img2table.document import Image
 
         document = Image(src=str(image), detect_rotation=False)
         found = document.extract_tables(

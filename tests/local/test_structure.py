@@ -25,6 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "tests" / "documents" / "samples"
 TWO_COLUMNS = SAMPLES / "two-columns-tale-of-two-cities.png"
 MTCARS = SAMPLES / "tables" / "mtcars.pdf"
+LINEPLOT = SAMPLES / "tables" / "reportlab-lineplot.pdf"
 
 
 def _truth_rows(csv: Path) -> list[list[str]]:
@@ -33,10 +34,10 @@ def _truth_rows(csv: Path) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    """`idp local run --model PP-StructureV3` on both pages; each file's row and result dir."""
+    """`idp local run --model PP-StructureV3` on the three pages; each file's row."""
     out = tmp_path_factory.mktemp("structure")
     done = idp_cli(
-        "local", "run", str(TWO_COLUMNS), str(MTCARS), "--model", "PP-StructureV3",
+        "local", "run", str(TWO_COLUMNS), str(MTCARS), str(LINEPLOT), "--model", "PP-StructureV3",
         "--json", "--out", str(out), "--overlay-page", "0",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
@@ -55,7 +56,11 @@ def test_both_pages_complete_offline_with_typed_blocks(ran: dict[str, dict[str, 
         (page,) = result["pages"][:1]
         assert page["blocks"], "no blocks"
         assert {block["type"] for block in page["blocks"]} <= set(LAYOUT_BLOCK_TYPES)
-        assert all(block["label"] for block in page["blocks"] if block["lines"])
+        # every block is a layout region, but for the lines outside every region, read last
+        # as one text block (on the ReportLab page: a bracket of code left of the figure)
+        unlabelled = [block for block in page["blocks"] if block["label"] is None]
+        assert unlabelled in ([], page["blocks"][-1:])
+        assert all(block["type"] == "text" for block in unlabelled)
         stages = {stage["name"]: stage for stage in page["stages"]}
         assert stages["layout"]["substitute_for"] == "PP-DocLayout_plus-L"
         assert stages["table"]["model"] == "SLANet_plus"
@@ -107,6 +112,38 @@ def test_the_table_page_gives_its_cells_a_markdown_table_and_textractor_rows(
     # AND so does the searchable PDF's text layer, in the order a copy of the page gives it
     raw = pdf_text(files / "result.pdf", 1, raw=True)
     assert re.search(r"carb\s+Mazda RX4\s+21\.0\s+6\s+160\.0\s+110", raw), raw[:400]
+
+
+def test_a_ruled_table_the_layout_model_calls_a_figure_is_found_and_read_by_its_grid(
+    ran: dict[str, dict[str, Any]],
+) -> None:
+    # GIVEN ReportLab's page of a chart, its code and a ruled 9 x 2 property table, which the
+    # CDLA layout model covers with one figure; its true cells from its own text layer
+    import pdfplumber
+
+    with pdfplumber.open(LINEPLOT) as pdf:
+        (truth,) = [t.extract() for t in pdf.pages[0].find_tables() if len(t.rows) > 2]
+    result = json.loads(Path(ran["reportlab-lineplot.pdf"]["result"]).read_text())
+    (page,) = result["pages"]
+
+    # THEN the table is a block of its own, below the figure, read from its ruling lines
+    types = [block["type"] for block in page["blocks"]]
+    assert types.count("table") == 1
+    assert "figure" in types[: types.index("table")]
+    stages = {stage["name"]: stage for stage in page["stages"]}
+    assert "img2table" in stages["table"]["note"]
+    # AND its cells are the table's 9 rows and 2 columns, nearly every one read as printed
+    (table,) = [block for block in page["blocks"] if block["type"] == "table"]
+    grid = {(cell["row"], cell["column"]): cell["text"] for cell in table["cells"]}
+    assert (max(r for r, _ in grid), max(c for _, c in grid)) == (9, 2)
+    rate = [
+        character_error_rate(" ".join((value or "").split()), grid.get((r + 1, c + 1)) or "")
+        for r, row in enumerate(truth)
+        for c, value in enumerate(row)
+    ]
+    assert sum(error <= 0.05 for error in rate) >= 16, list(zip(grid.values(), rate, strict=False))
+    assert grid[(2, 1)] == "data"
+    assert page["quality"]["verdict"] == "ok"
 
 
 def test_the_two_column_page_reads_column_by_column(ran: dict[str, dict[str, Any]]) -> None:

@@ -156,14 +156,15 @@ def test_one_ppocrv6_engine_serves_all_its_languages_and_refuses_others() -> Non
 def test_structure_needs_layout_region_ocr_and_table_models_from_the_paddlex_config() -> None:
     # GIVEN the default job options
     roles = structure_model_names("en", JobOptions(), SETTINGS)
-    # THEN every model is one PP-StructureV3's own pipeline config names (or a PP-OCRv5 variant)
+    # THEN every model is one PP-StructureV3's own pipeline config names (or a text-line model
+    # of the offline ones: PP-OCRv6 small reads the regions by default)
     official = set(_model_names_in(_paddlex_pipeline_config("PP-StructureV3")))
     for name in roles.values():
-        assert name in official or name.startswith("PP-OCRv5_"), name
+        assert name in official or name.startswith(("PP-OCRv5_", "PP-OCRv6_")), name
     assert roles["layout_detection"] == "PP-DocLayout_plus-L"
     assert roles["region_detection"] == "PP-DocBlockLayout"
     assert roles["wireless_table_structure_recognition"] == "SLANet_plus"
-    assert roles["text_detection"] == "PP-OCRv5_mobile_det"
+    assert roles["text_detection"] == "PP-OCRv6_small_det"
     # AND the options that are off by default bring no model
     assert "textline_orientation" not in roles
     assert "doc_unwarping" not in roles
@@ -230,7 +231,7 @@ def test_missing_structure_models_are_all_named(aws: Aws, tmp_path: Path) -> Non
     cache = ModelCache(s3=aws.s3, bucket=CACHE_BUCKET, local_root=tmp_path)
     with pytest.raises(ModelUnavailable) as raised:
         resolve_models(roles, cache.fetch)
-    for name in ("PP-DocLayout_plus-L", "SLANet_plus", "PP-OCRv5_mobile_rec"):
+    for name in ("PP-DocLayout_plus-L", "SLANet_plus", "PP-OCRv6_small_rec"):
         assert name in raised.value.message
 
 
@@ -417,6 +418,37 @@ def test_structure_result_becomes_typed_blocks_cells_and_markdown() -> None:
     # AND the page's Markdown is written from its blocks: a heading, a paragraph, a table
     assert content.markdown == STRUCTURE_MARKDOWN
     assert content.layout_regions == 1
+
+
+def test_each_table_block_gets_its_own_table_result_whatever_order_paddlex_lists_them() -> None:
+    # GIVEN a page of two tables whose results PaddleX lists in the order the layout model found
+    # them: the lower table first
+    upper = "<html><body><table><tr><td>upper</td></tr></table></body></html>"
+    lower = "<html><body><table><tr><td>lower</td><td>2</td></tr></table></body></html>"
+    result = {
+        "parsing_res_list": [
+            _parsed_block(0, "table", upper, [100, 100, 900, 300], order=1),
+            _parsed_block(1, "table", "", [100, 400, 900, 600], order=2),
+        ],
+        "overall_ocr_res": {"rec_texts": [], "rec_scores": [], "rec_polys": [], "rec_boxes": []},
+        "table_res_list": [
+            {
+                "cell_box_list": [[100, 400, 500, 600], [500, 400, 900, 600]],
+                "pred_html": lower,
+            },
+            {"cell_box_list": [[100, 100, 900, 300]], "pred_html": upper},
+        ],
+    }
+
+    # WHEN the page is converted
+    content = structure_page_content(result, 1000, 800)
+
+    # THEN the upper block has the result whose HTML it holds, the lower one the result whose
+    # cells lie in its box (its content was not the HTML)
+    assert [[c.text for c in block.cells] for block in content.blocks] == [
+        ["upper"],
+        ["lower", "2"],
+    ]
 
 
 class _DocumentedStructureResult:

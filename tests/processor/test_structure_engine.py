@@ -37,6 +37,8 @@ def _resolver(available: set[str]) -> Callable[[str], Path]:
 OFFLINE = {
     "PP-OCRv5_mobile_det",
     "PP-OCRv5_mobile_rec",
+    "PP-OCRv6_small_det",
+    "PP-OCRv6_small_rec",
     "SLANet_plus",
     CDLA_LAYOUT_MODEL,
 }
@@ -49,8 +51,8 @@ def test_offline_the_layout_and_table_models_the_cache_lacks_are_substituted() -
     # WHEN a PP-StructureV3 engine is planned
     plan = plan_structure(roles, _resolver(OFFLINE), SETTINGS)
 
-    # THEN the CDLA model stands in for PP-DocLayout, every table goes to SLANet_plus, region
-    # detection is off, and each page will say so
+    # THEN the CDLA model stands in for PP-DocLayout, a table goes to the grid img2table finds
+    # or else to SLANet_plus, region detection is off, and each page will say so
     assert plan.layout_substitute == Path("/models") / CDLA_LAYOUT_MODEL
     assert set(plan.substituted_roles) == {
         "table_classification",
@@ -60,13 +62,23 @@ def test_offline_the_layout_and_table_models_the_cache_lacks_are_substituted() -
         "table_orientation_classify",
     }
     assert plan.use_region_detection is False
-    assert plan.predict_options == {"use_table_orientation_classify": False}
+    assert plan.predict_options == {
+        "use_table_orientation_classify": False,
+        "use_wired_table_cells_trans_to_html": True,
+    }
+    tables = structure_config(plan, SETTINGS, "onnxruntime")["SubPipelines"]["TableRecognition"]
+    names = {key: module["model_name"] for key, module in tables["SubModules"].items()}
+    assert names["TableClassification"] == "substitute:grid-or-wireless-table"
+    assert names["WiredTableCellsDetection"] == "substitute:img2table-grid-cells"
+    assert names["WirelessTableStructureRecognition"] == "SLANet_plus"
     stages = {stage.name: stage for stage in plan.stages}
     assert (stages["layout"].model, stages["layout"].substitute_for) == (
         CDLA_LAYOUT_MODEL,
         LAYOUT_MODEL,
     )
     assert stages["table"].model == "SLANet_plus"
+    assert "img2table" in (stages["table"].note or "")
+    assert "ruling lines" in (stages["layout"].note or "")
     assert stages["region"].model is None
     assert stages["formula"].model is None
     assert plan.models()[0] == CDLA_LAYOUT_MODEL
@@ -89,18 +101,23 @@ def test_with_every_model_in_the_cache_nothing_is_substituted() -> None:
     assert tables["TableClassification"]["model_name"] == TABLE_MODELS["table_classification"]
 
 
-def test_a_job_can_read_its_regions_with_ppocrv6() -> None:
-    roles = structure_model_names("fr", JobOptions(text_model=OcrModel.PP_OCRV6), SETTINGS)
+def test_regions_are_read_by_ppocrv6_unless_the_job_asks_for_ppocrv5() -> None:
+    roles = structure_model_names("fr", JobOptions(), SETTINGS)
     assert (roles["text_detection"], roles["text_recognition"]) == (
         "PP-OCRv6_small_det",
         "PP-OCRv6_small_rec",
+    )
+    roles = structure_model_names("en", JobOptions(text_model=OcrModel.PP_OCRV5), SETTINGS)
+    assert (roles["text_detection"], roles["text_recognition"]) == (
+        "PP-OCRv5_mobile_det",
+        "PP-OCRv5_mobile_rec",
     )
 
 
 @pytest.mark.parametrize(
     ("missing", "named"),
     [
-        ("PP-OCRv5_mobile_rec", "PP-OCRv5_mobile_rec"),
+        ("PP-OCRv6_small_rec", "PP-OCRv6_small_rec"),
         ("SLANet_plus", "SLANet_plus"),
         (CDLA_LAYOUT_MODEL, CDLA_LAYOUT_MODEL),
     ],

@@ -42,8 +42,9 @@ class EngineSettings:
     word_space_evidence: float | None = SPACE_EVIDENCE
     # PP-StructureV3 parts. Formula recognition (PP-FormulaNet_plus-L) is off on CPU: it is
     # by far the slowest sub-model and most business documents carry no formulas. Its regions'
-    # text is read by this text-line model unless the job names one (JobOptions.text_model).
-    structure_text_model: Literal["PP-OCRv5", "PP-OCRv6"] = "PP-OCRv5"
+    # text is read by this text-line model unless the job names one (JobOptions.text_model):
+    # PP-OCRv6 reads table cells better (docs/structure.md, "Which text model").
+    structure_text_model: Literal["PP-OCRv5", "PP-OCRv6"] = "PP-OCRv6"
     use_table_recognition: bool = True
     use_formula_recognition: bool = False
     use_region_detection: bool = True

@@ -50,6 +50,7 @@ from idp.document.ocr.paddle.structure import (
     StructurePlan,
     ocr_runtime,
     plan_structure,
+    share_text_reader,
     structure_config,
     substituted_models,
 )
@@ -221,6 +222,7 @@ def _build_structure_engine(
         pipeline = paddleocr.PPStructureV3(
             paddlex_config=structure_config(plan, settings, runtime), **kwargs
         )
+    share_text_reader(pipeline)
     if settings.word_space_evidence is not None:
         install_space_decoder(pipeline, threshold=settings.word_space_evidence)
     models = plan.models()

@@ -13,7 +13,9 @@ The CDLA model often calls a table of figures a figure or an equation (a table s
 document format it was not trained on, such as LaTeX's). Before PaddleX's post-processing, such a
 region whose ink reads as a table (`reads_as_table`: rows of glyph-sized text with at least
 three gutters running down through them, no picture-like fill) is labelled a table, so that
-PP-StructureV3 sends it to its table model. This is the substitute's own step, not PaddleX's.
+PP-StructureV3 sends it to its table model. Then the tables that ruling lines show
+(`table_grids`: img2table's bordered and booktabs tables) are put among the regions, and the
+regions they lie in are cut around them. Both are the substitute's own steps, not PaddleX's.
 
 The decode is PicoDet's (GFL): for each of 4 feature levels (strides 8, 16, 32, 64 over the
 608 × 800 input), per-class sigmoid scores and, per side of the box, a distribution over 8 bins
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from idp.contract.errors import ModelUnavailable
+from idp.document.ocr.paddle import table_grids
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -63,6 +66,7 @@ PP_DOCLAYOUT_LABEL: Final[Mapping[str, str]] = {
     "reference": "reference",
     "equation": "formula",
 }
+_TABLE: Final = CDLA_LABELS.index("table")
 LABELS: Final = tuple(PP_DOCLAYOUT_LABEL[name] for name in CDLA_LABELS)
 # Per-class score thresholds: PP-StructureV3.yaml's for the PP-DocLayout label each class maps to
 # (text 0.4, titles and formulas 0.3, the rest 0.5), but 0.3 for captions, which this model
@@ -289,7 +293,9 @@ def layout_predictor(
                 width, height = page["ori_img_size"]
                 outputs = session.run(None, {input_name: network_input(page["img"])})
                 rows = decode(outputs, width, height, score_floor=floor)
-                retype_tables(rows, np.asarray(page["img"]).mean(axis=2).astype(np.uint8))
+                grey = np.asarray(page["img"]).mean(axis=2).astype(np.uint8)
+                retype_tables(rows, grey)
+                rows = table_grids.place(rows, table_grids.find(grey), table_label=_TABLE)
                 found.append(
                     self._post.apply(
                         rows,

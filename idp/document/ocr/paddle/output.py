@@ -125,7 +125,7 @@ def structure_page_content(data: Mapping[str, Any], width: int, height: int) -> 
         if label != "table":
             regions.append(Region(label=label, box=box, text=text))
             continue
-        table = tables.pop(0) if tables else {}
+        table = _table_of(item, tables)
         cell_boxes = [
             quad_from_points(cell, width, height) for cell in table.get("cell_box_list") or []
         ]
@@ -139,6 +139,25 @@ def structure_page_content(data: Mapping[str, Any], width: int, height: int) -> 
         markdown=laid.markdown or None,
         layout_regions=len(found) if found is not None else len(regions),
     )
+
+
+def _table_of(block: Mapping[str, Any], tables: list[Any]) -> Mapping[str, Any]:
+    """The table result of a table block, taken out of `tables`. PaddleX lists the results in
+    the order the layout model found the tables, not in reading order: a block's result is the
+    one whose HTML is the block's content, else the one with most cell centres in its box."""
+    if not tables:
+        return {}
+    content = block.get("block_content")
+    x0, y0, x1, y1 = (float(v) for v in block.get("block_bbox", [0, 0, 0, 0]))
+
+    def inside(table: Mapping[str, Any]) -> int:
+        centres = [((c[0] + c[2]) / 2, (c[1] + c[3]) / 2) for c in table.get("cell_box_list") or []]
+        return sum(x0 <= x <= x1 and y0 <= y <= y1 for x, y in centres)
+
+    same = [t for t in tables if content is not None and t.get("pred_html") == content]
+    best = same[0] if same else max(tables, key=inside)
+    tables.remove(best)
+    return dict(best)
 
 
 # A line this much inside an earlier line's box is a second read of that line.

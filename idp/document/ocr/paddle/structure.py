@@ -7,12 +7,17 @@ sub-models come from the model cache: in the cloud, `idp models sync` puts PP-Do
 the table models and the rest there, and nothing below is substituted. Where the cache lacks
 one (offline, where no wheel carries them):
 
-- layout (PP-DocLayout_plus-L) → PaddleOCR's CDLA layout model (idp.document.ocr.paddle.layout);
-  without either the job fails MODEL_UNAVAILABLE;
-- table classification (PP-LCNet_x1_0_table_cls) → every table is "wireless", so every table
-  goes to SLANet_plus end to end, as PP-StructureV3 reads a table without ruling lines;
-- the wired-table models, the cell detectors and table orientation → never called (a stand-in
-  that fails loudly if it were), and table orientation is not asked for;
+- layout (PP-DocLayout_plus-L) → PaddleOCR's CDLA layout model (idp.document.ocr.paddle.layout),
+  with the tables ruling lines show added to its regions (table_grids); without either the job
+  fails MODEL_UNAVAILABLE;
+- table classification (PP-LCNet_x1_0_table_cls) → a table region whose grid img2table finds
+  (ruling lines, or aligned text between rules) takes PaddleX's "wired" path, any other goes to
+  SLANet_plus end to end, as PP-StructureV3 reads a table without ruling lines;
+- the wired-table cell detector (RT-DETR-L_wired_table_cell_det) → that grid's cells, from
+  which PaddleX's own trans_cells_det_results_to_html builds the table
+  (`use_wired_table_cells_trans_to_html`), so the wired structure model is never called;
+- the other wired-table models, the wireless cell detector and table orientation → never
+  called (a stand-in that fails loudly if it were), and table orientation is not asked for;
 - region detection (PP-DocBlockLayout) → off: reading order is then PaddleX's XY-cut over the
   whole page; formula, seal and chart recognition are off unless configured.
 
@@ -42,15 +47,16 @@ from idp.document.ocr.models.catalogue import (
 )
 from idp.document.ocr.models.choice import ModelResolver
 from idp.document.ocr.models.onnx_export import ONNX_FILE
-from idp.document.ocr.paddle import layout
+from idp.document.ocr.paddle import layout, table_grids
 from idp.document.ocr.paddle.kwargs import choose_runtime
 from idp.document.ocr.settings import EngineSettings, InferenceBackend
 
 SUBSTITUTE: Final = "substitute:"
-_ALWAYS_WIRELESS: Final = f"{SUBSTITUTE}always-wireless-table"
+_GRID_OR_WIRELESS: Final = f"{SUBSTITUTE}grid-or-wireless-table"
+_GRID_CELLS: Final = f"{SUBSTITUTE}img2table-grid-cells"
 _LAYOUT_SUBSTITUTE: Final = f"{SUBSTITUTE}{CDLA_LAYOUT_MODEL}"
-# Table roles a structure job can do without: every table is then read as one without ruling
-# lines, by SLANet_plus end to end.
+# Table roles a structure job can do without: a table is then read from the grid img2table
+# finds, or by SLANet_plus end to end.
 _WIRED_TABLE_ROLES: Final = (
     "wired_table_structure_recognition",
     "wired_table_cells_detection",
@@ -83,9 +89,14 @@ class StructurePlan:
 
     @property
     def predict_options(self) -> dict[str, Any]:
+        options: dict[str, Any] = {}
         if "table_orientation_classify" in self.substituted_roles:
-            return {"use_table_orientation_classify": False}
-        return {}
+            options["use_table_orientation_classify"] = False
+        if "wired_table_cells_detection" in self.substituted_roles:
+            # A ruled table is built from its cells by PaddleX (trans_cells_det_results_to_html):
+            # the wired-table structure model is then never called.
+            options["use_wired_table_cells_trans_to_html"] = True
+        return options
 
     def models(self) -> list[str]:
         """The models that run, for the engine's info."""
@@ -142,7 +153,10 @@ def _stages(plan: StructurePlan, roles: Mapping[str, str], settings: EngineSetti
             name="layout",
             model=CDLA_LAYOUT_MODEL,
             substitute_for=LAYOUT_MODEL,
-            note="10 CDLA classes mapped onto PP-DocLayout's labels",
+            note=(
+                "10 CDLA classes mapped onto PP-DocLayout's labels; tables also found by "
+                "their ruling lines (img2table)"
+            ),
         )
     )
     text = " + ".join(name for name in (ran("text_detection"), ran("text_recognition")) if name)
@@ -154,8 +168,9 @@ def _stages(plan: StructurePlan, roles: Mapping[str, str], settings: EngineSetti
                 name="table",
                 model=ran("wireless_table_structure_recognition"),
                 note=(
-                    f"every table read as one without ruling lines ({table_cls} and the "
-                    "wired-table models are not in the cache)"
+                    "a table whose grid img2table finds (ruling lines, or aligned text between "
+                    "rules) is built from its cells, any other read by SLANet_plus "
+                    f"({table_cls} and the wired-table models are not in the cache)"
                     if table_cls
                     else None
                 ),
@@ -209,11 +224,12 @@ def structure_config(
             "layout_merge_bboxes_mode": dict(layout.MERGE_MODES),
         }
     table = config["SubPipelines"]["TableRecognition"]["SubModules"]
+    stand_ins = {
+        "table_classification": _GRID_OR_WIRELESS,
+        "wired_table_cells_detection": _GRID_CELLS,
+    }
     for role, model in plan.substituted_roles.items():
-        key = _TABLE_KEYS[role]
-        table[key]["model_name"] = (
-            _ALWAYS_WIRELESS if role == "table_classification" else f"{SUBSTITUTE}{model}"
-        )
+        table[_TABLE_KEYS[role]]["model_name"] = stand_ins.get(role, f"{SUBSTITUTE}{model}")
     # The table model's ONNX export does not load in ONNX Runtime: it runs on Paddle Inference.
     table["WirelessTableStructureRecognition"]["engine"] = "paddle"
     if ocr_runtime == "onnxruntime":
@@ -232,15 +248,43 @@ def ocr_runtime(plan: StructurePlan, settings: EngineSettings) -> InferenceBacke
     return choose_runtime(settings, text)
 
 
-class _AlwaysWireless:
-    """In PP-LCNet_x1_0_table_cls's place: every table is one without ruling lines."""
+def _pages(batch: Any) -> list[Any]:
+    return list(batch) if isinstance(batch, list) else [batch]
+
+
+class _GridOrWireless:
+    """In PP-LCNet_x1_0_table_cls's place: a table region whose grid img2table finds (its
+    ruling lines, or its text's alignment between rules: table_grids.cells) is sent down the
+    "wired" path, where _GridCells gives its cells; any other goes to SLANet_plus."""
 
     def __call__(self, batch: Any, **_: Any) -> Iterator[dict[str, Any]]:
-        for _item in batch if isinstance(batch, list) else [batch]:
+        for image in _pages(batch):
+            grid = bool(table_grids.cells(np.asarray(image)))
             yield {
-                "class_ids": np.array([1, 0]),
-                "scores": np.array([0.0, 1.0], dtype=np.float32),
+                "class_ids": np.array([0, 1] if grid else [1, 0]),
+                "scores": np.array([1.0, 0.0] if grid else [0.0, 1.0], dtype=np.float32),
                 "label_names": ["wired_table", "wireless_table"],
+            }
+
+    predict = __call__
+
+    def close(self) -> None:
+        return None
+
+
+class _GridCells:
+    """In RT-DETR-L_wired_table_cell_det's place: a table region's cells as img2table finds
+    them (table_grids.cells), returned as PaddleX's cell detector returns them. PaddleX's own
+    trans_cells_det_results_to_html builds the table from them and fills them with the page's
+    text."""
+
+    def __call__(self, batch: Any, **_: Any) -> Iterator[dict[str, Any]]:
+        for image in _pages(batch):
+            yield {
+                "boxes": [
+                    {"cls_id": 0, "label": "cell", "score": 1.0, "coordinate": list(cell)}
+                    for cell in table_grids.cells(np.asarray(image))
+                ]
             }
 
     predict = __call__
@@ -264,6 +308,21 @@ class _NotInCache:
         return None
 
 
+def share_text_reader(pipeline: Any) -> None:
+    """Give PP-StructureV3's table pipeline the page's own OCR pipeline. PaddleX builds it
+    without one (`use_ocr_model: False` in PP-StructureV3.yaml) yet, on its cell-detection path,
+    reads again every text line that spans two cells (split_ocr_bboxes_by_table_cells calls
+    `general_ocr_pipeline.text_rec_model`), and fails on None. The line is read by the same
+    recognizer that read the page."""
+    layout_parsing = pipeline.paddlex_pipeline
+    table = getattr(layout_parsing, "table_recognition_pipeline", None)
+    # PaddleX wraps each pipeline for parallel inference; attributes are read through the
+    # wrapper but must be set on the pipeline inside it.
+    table = getattr(table, "_pipeline", table)
+    if table is not None and table.general_ocr_pipeline is None:
+        table.general_ocr_pipeline = layout_parsing.general_ocr_pipeline
+
+
 @contextmanager
 def substituted_models(plan: StructurePlan, settings: EngineSettings) -> Iterator[None]:
     """While PPStructureV3 is built, the substitutes' names get their stand-ins; every other
@@ -281,8 +340,10 @@ def substituted_models(plan: StructurePlan, settings: EngineSettings) -> Iterato
                 batch_size=int(config.get("batch_size", 1)),
                 **kwargs,
             )
-        if name == _ALWAYS_WIRELESS:
-            return _AlwaysWireless()
+        if name == _GRID_OR_WIRELESS:
+            return _GridOrWireless()
+        if name == _GRID_CELLS:
+            return _GridCells()
         if name.startswith(SUBSTITUTE):
             return _NotInCache(name.removeprefix(SUBSTITUTE))
         return original(pipeline, config, **kwargs)
