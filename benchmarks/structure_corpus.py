@@ -97,6 +97,24 @@ ARCHIVES: dict[str, Archive] = {
         "2591fa7dfa945a0aa20078852a2e052654523f6d264d7e36c6341538b5179fd0",
         "GPL-2 (xtable, (C) David B. Dahl; Debian copyright, Files: *)",
     ),
+    # Documents no setting was chosen on, added after the table stand-ins were set: JSS-style
+    # package vignettes with booktabs tables.
+    "r-cran-lme4": Archive(
+        "debian",
+        "r-cran-lme4",
+        "1.1-31-1",
+        "r-cran-lme4_1.1-31-1_amd64.deb",
+        "232c90c0504309ee64749af8ca8359e999a00e6dc0c1abf697640f1c16ecb4aa",
+        "GPL-2+ (lme4, D. Bates, M. Maechler, B. Bolker, S. Walker; Debian copyright)",
+    ),
+    "r-cran-sandwich": Archive(
+        "debian",
+        "r-cran-sandwich",
+        "3.0-2-1",
+        "r-cran-sandwich_3.0-2-1_all.deb",
+        "a90e7d3c69c70a6d73e4bc63d1f20eae3b4a73866d5266246dd5b3d980c60d79",
+        "GPL-2+ (sandwich, A. Zeileis and others; Debian copyright)",
+    ),
 }
 
 _TABULA = "tabula_py-2.10.0/tests/resources/"
@@ -145,6 +163,18 @@ SOURCES: dict[str, Source] = {
         "./usr/lib/R/site-library/xtable/doc/xtableGallery.pdf",
         "151023b27c2279437ed721b09d9e97920d332a099b8a138fea0a5529006caed4",
         "GPL-2 (xtable's vignette 'The xtable Gallery', J. Swinton and others)",
+    ),
+    "lmer.pdf": Source(
+        "r-cran-lme4",
+        "./usr/lib/R/site-library/lme4/doc/lmer.pdf",
+        "d13d6caf549b44c3543d01a7445c327ac472d266a8aee24f68a8d31d45d02ec9",
+        "GPL-2+ (lme4's vignette 'Fitting Linear Mixed-Effects Models Using lme4', JSS 2015)",
+    ),
+    "sandwich-CL.pdf": Source(
+        "r-cran-sandwich",
+        "./usr/lib/R/site-library/sandwich/doc/sandwich-CL.pdf",
+        "f3a765482a629c8c9369020d13632ec5c37520df17e22266eb9e2928270e94bb",
+        "GPL-2+ (sandwich's vignette 'Various Versatile Variances', JSS 2020)",
     ),
 }
 
@@ -234,6 +264,88 @@ TABLE_PAGES: tuple[StructurePage, ...] = (
         held_out=False,
         damage=_damage(250, -0.35, 0.7, 8, 70, 104),
         tables=(_table(70, 425, 525, 727, LINES),),
+    ),
+    # Development pages, added to the tuning set when the layout substitute learned to find
+    # tables by their ruling lines (idp/document/ocr/paddle/ruled_tables.py): other pages of the
+    # ReportLab user guide and the xtable gallery than the held-out ones.
+    StructurePage(
+        "reportlab-fit",
+        "reportlab-userguide.pdf",
+        55,
+        ("table", "ruled", "prose"),
+        "fully ruled 3-column table of page-fit modes with empty cells, below prose",
+        held_out=False,
+        damage=_damage(200, 0.3, 0.6, 8, 70, 131),
+        tables=(_table(118, 636, 477, 762, LINES),),
+    ),
+    StructurePage(
+        "reportlab-radio-listbox",
+        "reportlab-userguide.pdf",
+        61,
+        ("table", "ruled", "spans", "multi-line-cells"),
+        "two ruled parameter tables of about 20 rows, each with a spanning title row",
+        held_out=False,
+        damage=_damage(250, -0.3, 0.7, 8, 65, 132),
+        tables=(_table(75, 119, 521, 432, LINES), _table(75, 482, 521, 767, LINES)),
+    ),
+    StructurePage(
+        "reportlab-paragraph-attributes",
+        "reportlab-userguide.pdf",
+        79,
+        ("table", "ruled"),
+        "a fully ruled 2-column table of 28 attribute names and their aliases",
+        held_out=False,
+        damage=_damage(200, -0.2, 0.7, 10, 60, 133),
+        tables=(_table(98, 75, 497, 473, LINES),),
+    ),
+    StructurePage(
+        "reportlab-axis",
+        "reportlab-userguide.pdf",
+        110,
+        ("table", "ruled", "multi-line-cells"),
+        "a ruled 2-column property table with long multi-line cells filling the page",
+        held_out=False,
+        damage=_damage(300, 0.25, 0.8, 6, 75, 134),
+        tables=(_table(80, 75, 516, 537, LINES),),
+    ),
+    StructurePage(
+        "reportlab-lineplot",
+        "reportlab-userguide.pdf",
+        116,
+        ("table", "ruled", "prose"),
+        "a ruled property table below a chart and its code",
+        held_out=False,
+        damage=_damage(200, -0.35, 0.6, 8, 65, 135),
+        tables=(_table(80, 557, 516, 749, LINES),),
+    ),
+    StructurePage(
+        "xtable-glm",
+        "xtableGallery.pdf",
+        6,
+        ("table", "booktabs"),
+        "four LaTeX tables (glm, anova, two prcomp) with rules above, under the header and below",
+        held_out=False,
+        damage=_damage(250, 0.3, 0.7, 8, 70, 136),
+        tables=(
+            _table(88, 116, 414, 230, UNRULED),
+            _table(88, 288, 354, 354, UNRULED),
+            _table(88, 426, 316, 492, UNRULED),
+            _table(88, 519, 373, 572, UNRULED),
+        ),
+    ),
+    StructurePage(
+        "xtable-digits",
+        "xtableGallery.pdf",
+        15,
+        ("table", "boxed"),
+        "three boxed LaTeX tables of the same data, a rule under the header and after the names",
+        held_out=False,
+        damage=_damage(200, -0.25, 0.6, 10, 60, 137),
+        tables=(
+            _table(87, 147, 373, 283, UNRULED),
+            _table(87, 340, 388, 476, UNRULED),
+            _table(87, 533, 382, 669, UNRULED),
+        ),
     ),
     # Held out.
     StructurePage(
@@ -364,6 +476,42 @@ TABLE_PAGES: tuple[StructurePage, ...] = (
     ),
 )
 
+# Held out, from documents no setting was chosen on (benchmarks/results/structure-new-documents
+# .json): booktabs tables with multi-line cells and a rule inside the body.
+_LMER_MODULES: Final[Mapping[str, Any]] = {
+    "vertical_strategy": "explicit",
+    "explicit_vertical_lines": [84, 222, 286, 366, 526],
+    "horizontal_strategy": "explicit",
+    "explicit_horizontal_lines": [107, 123, 177, 245, 313, 354],
+}
+_SANDWICH_COLUMNS: Final[Mapping[str, Any]] = {  # its code column has word gaps as wide as columns'
+    "vertical_strategy": "explicit",
+    "explicit_vertical_lines": [106, 158, 208, 252, 498],
+    "horizontal_strategy": TEXT_LINES,
+}
+NEW_DOCUMENT_PAGES: tuple[StructurePage, ...] = (
+    StructurePage(
+        "lme4-modules",
+        "lmer.pdf",
+        5,
+        ("table", "booktabs", "multi-line-cells", "prose", "code", "new-document"),
+        "a 4-column booktabs table of modules with multi-line descriptions, above prose and code",
+        held_out=True,
+        damage=_damage(250, 0.3, 0.7, 8, 65, 141),
+        tables=(_table(80, 105, 530, 357, _LMER_MODULES),),
+    ),
+    StructurePage(
+        "sandwich-covariances",
+        "sandwich-CL.pdf",
+        22,
+        ("table", "booktabs", "prose", "new-document"),
+        "a booktabs table of 11 covariance estimators with a rule inside its body, above prose",
+        held_out=True,
+        damage=_damage(200, -0.3, 0.6, 10, 60, 142),
+        tables=(_table(104, 106, 500, 262, _SANDWICH_COLUMNS),),
+    ),
+)
+
 FORM_PAGES: tuple[StructurePage, ...] = (
     StructurePage(
         "sf424-p2",
@@ -417,10 +565,11 @@ REUSED_PAGES: tuple[StructurePage, ...] = (
 
 
 def structure_pages() -> tuple[StructurePage, ...]:
-    """Every page of the corpus: tables, then forms, then multi-column pages."""
+    """Every page of the corpus: tables, then forms, then multi-column pages, then the tables of
+    documents added after the table stand-ins were set (NEW_DOCUMENT_PAGES)."""
     forms = tuple(p for p in REUSED_PAGES if "form" in p.kinds)
     columns = tuple(p for p in REUSED_PAGES if "form" not in p.kinds)
-    return TABLE_PAGES + FORM_PAGES + forms + columns
+    return TABLE_PAGES + FORM_PAGES + forms + columns + NEW_DOCUMENT_PAGES
 
 
 # ------------------------------------------------------------------------------- fetching
