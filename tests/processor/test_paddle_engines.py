@@ -451,6 +451,27 @@ def test_each_table_block_gets_its_own_table_result_whatever_order_paddlex_lists
     ]
 
 
+def test_two_tables_of_the_same_html_keep_their_own_cell_boxes() -> None:
+    # GIVEN two empty forms' grids of one HTML, their results listed lower one first
+    grid = "<html><body><table><tr><td></td><td></td></tr></table></body></html>"
+    result = {
+        "parsing_res_list": [
+            _parsed_block(0, "table", grid, [100, 100, 900, 200], order=1),
+            _parsed_block(1, "table", grid, [100, 600, 900, 700], order=2),
+        ],
+        "overall_ocr_res": {"rec_texts": [], "rec_scores": [], "rec_polys": [], "rec_boxes": []},
+        "table_res_list": [
+            {"cell_box_list": [[100, 600, 500, 700], [500, 600, 900, 700]], "pred_html": grid},
+            {"cell_box_list": [[100, 100, 500, 200], [500, 100, 900, 200]], "pred_html": grid},
+        ],
+    }
+    # WHEN the page is converted
+    content = structure_page_content(result, 1000, 800)
+    # THEN each block's cells lie in its own box
+    tops = [[cell.box[0][1] for cell in block.cells if cell.box] for block in content.blocks]
+    assert tops == [[100, 100], [600, 600]]
+
+
 class _DocumentedStructureResult:
     """Stand-in for PaddleX's LayoutParsingResultV2 (its weights cannot be had offline):
     the two documented accessors the engine reads, `.json` and `.markdown`."""

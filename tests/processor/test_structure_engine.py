@@ -114,6 +114,15 @@ def test_regions_are_read_by_ppocrv6_unless_the_job_asks_for_ppocrv5() -> None:
     )
 
 
+@pytest.mark.parametrize("lang", ["ar", "korean", "ru", "hi"])
+def test_a_language_ppocrv6_does_not_read_falls_back_to_ppocrv5(lang: str) -> None:
+    # GIVEN a structure job in a language only PP-OCRv5's models read, naming no text model
+    roles = structure_model_names(lang, JobOptions(), SETTINGS)
+    # THEN its regions are read by PP-OCRv5, as before PP-OCRv6 became the default
+    assert "PP-OCRv5_mobile" in roles["text_recognition"]
+    assert roles["text_detection"] == "PP-OCRv5_mobile_det"
+
+
 @pytest.mark.parametrize(
     ("missing", "named"),
     [

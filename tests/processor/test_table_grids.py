@@ -171,3 +171,31 @@ def test_the_layout_model_s_own_weak_table_takes_the_found_box_and_score() -> No
     placed = table_grids.place(rows, [FOUND], table_label=TABLE)
     # THEN it is one table, on the found box, that PaddleX will keep
     assert placed.tolist() == [[TABLE, pytest.approx(table_grids.FOUND_SCORE), 100, 500, 900, 800]]
+
+
+def _negative_page(kind: str) -> Image.Image:
+    image, draw = _page()
+    if kind == "ruled paper":  # text written on evenly spaced lines
+        for n, y in enumerate(range(420, 1400, 56)):
+            draw.line([(120, y), (1120, y)], 0, 2)
+            draw.text((130, y - 30), f"Note {n}: written on the line of a ruled page.", 0, FONT)
+    elif kind == "form lines":  # fill-in lines of a form, labels before them
+        for n, label in enumerate(("Name", "Address", "City", "Postcode", "Telephone")):
+            y = 460 + 70 * n
+            draw.text((130, y - 28), label, 0, FONT)
+            draw.line([(330, y), (1120, y)], 0, 2)
+    elif kind == "callout box":  # a boxed note with a rule under its heading
+        draw.rectangle([150, 420, 1100, 900], outline=0, width=3)
+        draw.line([(150, 480), (1100, 480)], 0, 3)
+        draw.text((180, 440), "Note", 0, FONT)
+        for n, y in enumerate(range(510, 860, 36)):
+            draw.text((180, y), f"Running prose inside the box, line {n}, no columns.", 0, FONT)
+    return image
+
+
+@pytest.mark.parametrize("kind", ["ruled paper", "form lines", "callout box"])
+def test_rules_that_are_not_a_table_s_find_no_table(kind: str) -> None:
+    # GIVEN a page of evenly spaced rules or a box with a rule under its heading
+    image = _negative_page(kind)
+    # THEN no table is found on it
+    assert table_grids.find(_grey(image)) == []

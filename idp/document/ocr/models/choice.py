@@ -147,12 +147,24 @@ def ppocrv6_model_names(lang: str, options: JobOptions, settings: EngineSettings
     }
 
 
+def _structure_text_model(lang: str, settings: EngineSettings) -> OcrModel:
+    """The configured text model for a structure job that names none; PP-OCRv5 where the
+    configured one is PP-OCRv6 and it does not read `lang` (PP-OCRv5 reads more languages)."""
+    model = OcrModel(settings.structure_text_model)
+    if model is OcrModel.PP_OCRV6:
+        try:
+            check_ppocrv6_language(lang, settings.ppocrv6_size)
+        except UnsupportedLanguage:
+            return OcrModel.PP_OCRV5
+    return model
+
+
 def structure_model_names(
     lang: str, options: JobOptions, settings: EngineSettings
 ) -> dict[str, str]:
     """{PPStructureV3 role: model name} for every sub-model the configured pipeline loads, its
     text read by the job's text model (or the configured one)."""
-    text_model = options.text_model or OcrModel(settings.structure_text_model)
+    text_model = options.text_model or _structure_text_model(lang, settings)
     text_roles = ppocrv6_model_names if text_model is OcrModel.PP_OCRV6 else ocr_model_names
     roles = {"layout_detection": LAYOUT_MODEL, **text_roles(lang, options, settings)}
     if settings.use_region_detection:

@@ -144,7 +144,8 @@ def structure_page_content(data: Mapping[str, Any], width: int, height: int) -> 
 def _table_of(block: Mapping[str, Any], tables: list[Any]) -> Mapping[str, Any]:
     """The table result of a table block, taken out of `tables`. PaddleX lists the results in
     the order the layout model found the tables, not in reading order: a block's result is the
-    one whose HTML is the block's content, else the one with most cell centres in its box."""
+    one whose HTML is the block's content (of several, the one with most cell centres in its
+    box), else the one with most cell centres in its box."""
     if not tables:
         return {}
     content = block.get("block_content")
@@ -155,7 +156,7 @@ def _table_of(block: Mapping[str, Any], tables: list[Any]) -> Mapping[str, Any]:
         return sum(x0 <= x <= x1 and y0 <= y <= y1 for x, y in centres)
 
     same = [t for t in tables if content is not None and t.get("pred_html") == content]
-    best = same[0] if same else max(tables, key=inside)
+    best = max(same or tables, key=inside)  # two tables of one HTML: the one in the box
     tables.remove(best)
     return dict(best)
 

@@ -44,6 +44,7 @@ Box = tuple[float, float, float, float]  # left, top, right, bottom in the image
 
 _HEADER_LINES: Final = 3  # a booktabs header: at most this many text lines between its rules
 _BODY_LINES: Final = 40  # a booktabs body: at most this many
+_EVEN: Final = 1.5  # a booktabs body is deeper than this many headers: evenly spaced rules are not
 # A booktabs rule is at least this many characters long: shorter strokes are underlines and
 # the marks of a photographed page (three of one length stood one above the other on a book
 # page's column).
@@ -104,19 +105,39 @@ def find(grey: npt.NDArray[np.uint8]) -> list[FoundTable]:
         key=lambda rule: rule[1],
     )
     wide = _MIN_RULE_CHARS * float(extractor.characteristics.char_length)
-    for box in _booktabs([rule for rule in rules if rule[2] - rule[0] >= wide], reach):
+    uprights = [
+        (float(line.x1), float(line.y1), float(line.y2))
+        for line in extractor.lines
+        if line.vertical
+    ]
+    for box in _booktabs([rule for rule in rules if rule[2] - rule[0] >= wide], reach, uprights):
         if not any(_overlap(box, table.box) > 0 for table in found):
             found.append(FoundTable(padded(box), "booktabs"))
     return found
 
 
-def _booktabs(rules: list[tuple[float, float, float]], line: float) -> list[Box]:
+def _booktabs(
+    rules: list[tuple[float, float, float]],
+    line: float,
+    uprights: list[tuple[float, float, float]],
+) -> list[Box]:
     """Booktabs tables from a page's horizontal rules (x1, y, x2), top to bottom: three rules
     of one span (ends within a text line of each other), the first two at most _HEADER_LINES
     text lines apart (the rule above the header and the one under it), the third the next rule
-    of that span, at most _BODY_LINES lines further (the rule below). A rule inside the body
-    (a midrule between groups of rows) therefore ends the table there: the rules alone do not
-    tell it from the top of the next table."""
+    of that span, at most _BODY_LINES lines further (the rule below). Not a table: rules as
+    evenly spaced as lines of ruled paper, a form's fill-in lines or a chart's grid (the body no
+    deeper than 1.5 headers), and a box (vertical lines, `uprights` (x, y1, y2), join the rules'
+    two ends). A rule inside the body (a midrule between groups of rows) ends the table there:
+    the rules alone do not tell it from the top of the next table."""
+
+    def boxed(x1: float, top: float, x2: float, bottom: float) -> bool:
+        def side(x: float) -> bool:
+            return any(
+                abs(ux - x) <= line and uy1 <= top + line and uy2 >= bottom - line
+                for ux, uy1, uy2 in uprights
+            )
+
+        return side(x1) and side(x2)
 
     def same_span(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
         return abs(a[0] - b[0]) <= line and abs(a[2] - b[2]) <= line
@@ -130,19 +151,15 @@ def _booktabs(rules: list[tuple[float, float, float]], line: float) -> list[Box]
         if len(below) < 2:
             continue
         header, bottom = below[0], below[1]
+        head, body = rules[header][1] - top[1], rules[bottom][1] - rules[header][1]
+        x1, x2 = min(top[0], rules[bottom][0]), max(top[2], rules[bottom][2])
         if (
-            rules[header][1] - top[1] <= _HEADER_LINES * line
-            and rules[bottom][1] - rules[header][1] <= _BODY_LINES * line
+            head <= _HEADER_LINES * line
+            and _EVEN * head < body <= _BODY_LINES * line
+            and not boxed(x1, top[1], x2, rules[bottom][1])
         ):
             used.update((i, header, bottom))
-            tables.append(
-                (
-                    min(top[0], rules[bottom][0]),
-                    top[1],
-                    max(top[2], rules[bottom][2]),
-                    rules[bottom][1],
-                )
-            )
+            tables.append((x1, top[1], x2, rules[bottom][1]))
     return tables
 
 
@@ -182,12 +199,16 @@ def cells(image: npt.NDArray[np.uint8]) -> list[Box]:
     """A table region's cells (crop pixels), each once (a merged cell is one box over the slots
     it spans), top to bottom; [] where no grid covers at least half the region. The table
     stage asks twice for each region (which path, then its cells): the last few are kept."""
+    if image.size == 0:
+        return []
     key = hashlib.blake2b(image.tobytes(), digest_size=16).digest() + repr(image.shape).encode()
-    if key not in _CELLS_CACHE:
-        _CELLS_CACHE[key] = _grid_cells(image)
+    found = _CELLS_CACHE.get(key)
+    if found is None:
+        found = _grid_cells(image)
+        _CELLS_CACHE[key] = found
         while len(_CELLS_CACHE) > _CELLS_CACHE_SIZE:
             _CELLS_CACHE.popitem(last=False)
-    return _CELLS_CACHE[key]
+    return found
 
 
 def _grid_cells(image: npt.NDArray[np.uint8]) -> list[Box]:
