@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from idp.contract.quads import area, overlap
+
 if TYPE_CHECKING:
     import numpy.typing as npt
 
@@ -111,7 +113,7 @@ def find(grey: npt.NDArray[np.uint8]) -> list[FoundTable]:
         if line.vertical
     ]
     for box in _booktabs([rule for rule in rules if rule[2] - rule[0] >= wide], reach, uprights):
-        if not any(_overlap(box, table.box) > 0 for table in found):
+        if not any(overlap(box, table.box) > 0 for table in found):
             found.append(FoundTable(padded(box), "booktabs"))
     return found
 
@@ -212,11 +214,11 @@ def cells(image: npt.NDArray[np.uint8]) -> list[Box]:
 
 
 def _grid_cells(image: npt.NDArray[np.uint8]) -> list[Box]:
-    area = float(image.shape[0] * image.shape[1])
+    size = float(image.shape[0] * image.shape[1])
 
     def covering(tables: list[Any]) -> Any:
-        table = max(tables, key=lambda t: _area(_box(t)), default=None)
-        return table if table is not None and _area(_box(table)) >= _GRID_SHARE * area else None
+        table = max(tables, key=lambda t: area(_box(t)), default=None)
+        return table if table is not None and area(_box(table)) >= _GRID_SHARE * size else None
 
     extractor = _extractor(image)
     if extractor is None:
@@ -246,31 +248,23 @@ def _box(table: Any) -> Box:
     return (float(table.x1), float(table.y1), float(table.x2), float(table.y2))
 
 
-def _area(box: Box) -> float:
-    return max(box[2] - box[0], 0.0) * max(box[3] - box[1], 0.0)
-
-
-def _overlap(a: Box, b: Box) -> float:
-    return _area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
-
-
 def _row_box(row: list[float]) -> Box:
     return (row[2], row[3], row[4], row[5])
 
 
 def _iou(a: Box, b: Box) -> float:
-    inter = _overlap(a, b)
-    return inter / (_area(a) + _area(b) - inter + 1e-6)
+    inter = overlap(a, b)
+    return inter / (area(a) + area(b) - inter + 1e-6)
 
 
 def _inside(row: list[float], box: Box) -> bool:
-    area = _area(_row_box(row))
-    return area > 0 and _overlap(_row_box(row), box) >= _INSIDE * area
+    size = area(_row_box(row))
+    return size > 0 and overlap(_row_box(row), box) >= _INSIDE * size
 
 
 def _cut(row: list[float], box: Box, placed: list[float]) -> list[list[float]]:
     """The row itself, or, where it holds the table, its parts above and below the table."""
-    if row is placed or _overlap(_row_box(row), box) < _HOLDS * _area(box):
+    if row is placed or overlap(_row_box(row), box) < _HOLDS * area(box):
         return [row]
     label, score, x1, y1, x2, y2 = row
     parts = [(y1, box[1]), (box[3], y2)]
