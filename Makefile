@@ -19,13 +19,13 @@ WEIGHTS := $(MODELS_DIR)/PP-OCRv5_mobile_rec/inference.onnx \
 	$(MODELS_DIR)/PP-LCNet_x1_0_textline_ori/inference.onnx \
 	$(MODELS_DIR)/SLANet_plus/inference.onnx \
 	$(MODELS_DIR)/picodet_lcnet_x1_0_fgd_layout_cdla/inference.onnx
-PACKAGES := idp devkit infra lambdas ocr_processor_image sagemaker_container tests benchmarks images \
-	scripts
+PACKAGES := idp devkit infra lambdas ocr_processor_image office_converter_image sagemaker_container \
+	tests benchmarks images scripts
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK := True
 export IDP_MODELS_DIR := $(abspath $(MODELS_DIR))
 
-.PHONY: help setup poppler test lint typecheck docs pytest checkov demo synth image-test schemas \
+.PHONY: help setup poppler libreoffice test lint typecheck docs pytest checkov demo synth image-test schemas \
 	clean
 
 help:
@@ -37,7 +37,11 @@ help:
 	@echo "make image-test  build both images (Docker needed) and run them as AWS would"
 	@echo "make schemas  regenerate schemas/ (JSON Schemas of the job message and result.json)"
 
-setup: $(INSTALLED) $(CDK) $(WEIGHTS) poppler
+setup: $(INSTALLED) $(CDK) $(WEIGHTS) poppler libreoffice
+
+# The local run converts Office documents with the host's LibreOffice (Debian's -nogui packages).
+libreoffice:
+	scripts/ensure-libreoffice.sh
 
 # pdftotext (Debian poppler-utils): the tests read result.pdf back with an extractor of its own.
 poppler:
@@ -75,7 +79,8 @@ test: setup lint typecheck docs pytest checkov
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/hadolint ocr_processor_image/Dockerfile sagemaker_container/Dockerfile images/*.Dockerfile
+	$(BIN)/hadolint ocr_processor_image/Dockerfile office_converter_image/Dockerfile \
+		sagemaker_container/Dockerfile images/*.Dockerfile
 
 typecheck: $(INSTALLED)
 	$(BIN)/mypy $(wildcard $(PACKAGES))
@@ -96,13 +101,15 @@ checkov: $(INSTALLED) $(CHECKOV_INSTALLED)
 	$(PY) scripts/checkov_gate.py --checkov $(CHECKOV_VENV)/bin/checkov
 
 PROCESSOR_IMAGE := paddle-idp-ocr:image-test
+CONVERTER_IMAGE := paddle-idp-converter:image-test
 VL_CPU_IMAGE := paddle-idp-vl-cpu:image-test
 
 # Both images built with Docker (on stand-in bases: images/README.md) and run the way Lambda and
 # SageMaker run them. Without a Docker engine it says so and fails.
 image-test: setup
-	images/build-images.sh $(PROCESSOR_IMAGE) $(VL_CPU_IMAGE)
+	images/build-images.sh $(PROCESSOR_IMAGE) $(VL_CPU_IMAGE) $(CONVERTER_IMAGE)
 	IDP_PROCESSOR_IMAGE=$(PROCESSOR_IMAGE) IDP_VL_CPU_IMAGE=$(VL_CPU_IMAGE) \
+		IDP_CONVERTER_IMAGE=$(CONVERTER_IMAGE) \
 		$(BIN)/pytest -m image tests/image
 
 DEMO_INPUT := samples/sample-letter.pdf

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Build what `make image-test` runs: the processor image on a stand-in of the Lambda Python
 # base, and the CPU twin of the VL image on a stand-in of its CUDA base (images/README.md).
-#   images/build-images.sh PROCESSOR_IMAGE VL_CPU_IMAGE
+#   images/build-images.sh PROCESSOR_IMAGE VL_CPU_IMAGE CONVERTER_IMAGE
+# and the Office converter image on the Debian base (its base in the cloud too: Debian).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 processor_image="$1"
 vl_cpu_image="$2"
+converter_image="$3"
 debian=paddle-idp-standin/debian:bookworm
 lambda_python=paddle-idp-standin/lambda-python:3.11
 python_base=paddle-idp-standin/python:3.11
@@ -44,6 +46,9 @@ build "$python_base (stand-in for the vLLM CUDA base)" \
 build "$processor_image" \
     -f ocr_processor_image/Dockerfile --build-arg BASE_IMAGE="$lambda_python" \
     -t "$processor_image" .
+build "$converter_image" \
+    -f office_converter_image/Dockerfile --build-arg BASE_IMAGE="$debian" \
+    -t "$converter_image" .
 build "$vl_cpu_image (CPU twin of the VL image)" \
     -f sagemaker_container/Dockerfile --build-arg VLLM_IMAGE="$python_base" \
     --build-arg PADDLE_PACKAGE=paddlepaddle==3.2.2 \

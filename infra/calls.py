@@ -6,6 +6,8 @@ makes it.
 - `InvokesProcessor`: PROCESSOR_FUNCTION_NAME; idp.flow.lambda_invoke.LambdaProcessorInvoker.
 - `SubmitsToVlEndpoint`: VL_ENDPOINT_NAME; idp.flow.vl_submit.VlEndpointSubmitter.
 - `PublishesJobEvents`: EVENT_BUS_NAME; lambdas.events.publisher.JobEventPublisher.
+- `ConvertsOfficeDocuments`: CONVERTER_FUNCTION_NAME;
+  idp.flow.office_conversion.LambdaDocumentConverter.
 - `ScalesVlEndpoint`: VL_ENABLED, VL_ENDPOINT_NAME, VL_VARIANT_NAME, VL_SCALE_IN_ALARM_NAME;
   idp.aws.endpoint.EndpointCapacity and idp.aws.alarms.AlarmRearm.
 
@@ -25,6 +27,7 @@ from idp.contract.env.functions import Env
 if TYPE_CHECKING:
     from aws_cdk import aws_iam as iam
 
+    from infra.converter import OfficeConverter
     from infra.job_events import JobEventBus
     from infra.processor import OcrProcessor
     from infra.storage import Storage
@@ -105,3 +108,17 @@ class PublishesJobEvents:
 
     def grant(self, role: iam.Role) -> None:
         self.bus.grant_put_events(role)
+
+
+@dataclass(frozen=True)
+class ConvertsOfficeDocuments:
+    """The processor's synchronous invoke of the Office converter, one per Office document."""
+
+    converter: OfficeConverter
+
+    @property
+    def environment(self) -> Mapping[Env, str]:
+        return {Env.CONVERTER_FUNCTION: self.converter.function.function_name}
+
+    def grant(self, role: iam.Role) -> None:
+        self.converter.grant_invoke(role)

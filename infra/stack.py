@@ -26,6 +26,7 @@ from idp.contract.env.functions import Env
 from idp.contract.env.vl import VlEnv
 from idp.contract.names import Output, Service
 from idp.contract.topology import (
+    CONVERSION_TIME_LIMIT_SECONDS,
     DISPATCH_LEASE_SECONDS,
     EVENTS_BATCH_SIZE,
     EVENTS_RETRY_ATTEMPTS,
@@ -42,11 +43,13 @@ from idp.contract.topology import (
     scale_in_alarm_name,
 )
 from infra.calls import (
+    ConvertsOfficeDocuments,
     InvokesProcessor,
     PublishesJobEvents,
     ScalesVlEndpoint,
     SubmitsToVlEndpoint,
 )
+from infra.converter import OfficeConverter
 from infra.dashboard import PipelineDashboard
 from infra.encryption import DataKey
 from infra.functions import Call, ZipBuild, powertools_layer, zip_code
@@ -138,6 +141,8 @@ class PaddleIdpStack(Stack):
         # The GPU path (absent when CPU-only), then the CPU path (container-image Lambda),
         # which submits PaddleOCR-VL jobs to the endpoint.
         self.vl_endpoint = self._vl_endpoint() if settings.vl_enabled else None
+        # Office documents become PDFs in a function of their own, which the processor calls.
+        self.converter = self._converter()
         self.processor = self._processor()
 
         # Zip functions share one code asset and the Powertools layer.
@@ -200,6 +205,7 @@ class PaddleIdpStack(Stack):
             Env.DISPATCH_LEASE_SECONDS: str(DISPATCH_LEASE_SECONDS),
             Env.STALE_PROCESSING_SECONDS: str(STALE_PROCESSING_SECONDS),
             Env.STALE_QUEUED_SECONDS: str(STALE_QUEUED_SECONDS),
+            Env.CONVERSION_TIME_LIMIT: str(CONVERSION_TIME_LIMIT_SECONDS),
         }
 
     def _processor(self) -> OcrProcessor:
@@ -216,7 +222,10 @@ class PaddleIdpStack(Stack):
             retry_attempts=PROCESSOR_ASYNC_RETRY_ATTEMPTS,
             max_event_age=Duration.seconds(PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS),
             on_failure_topic=self.topics[PROCESSOR_ON_FAILURE_TOPIC].topic,
-            calls=[SubmitsToVlEndpoint(self.vl_endpoint, self.storage)],
+            calls=[
+                SubmitsToVlEndpoint(self.vl_endpoint, self.storage),
+                ConvertsOfficeDocuments(self.converter),
+            ],
             network=self.network,
         )
         self.topics[PROCESSOR_ON_FAILURE_TOPIC].grant_publish(processor.role)
@@ -228,6 +237,22 @@ class PaddleIdpStack(Stack):
         self.storage.grant_read_model_cache(processor.role)
         self.status.grant_job_access(processor.role, JobAccess.READ, JobAccess.UPDATE)
         return processor
+
+    def _converter(self) -> OfficeConverter:
+        """The Office converter: reads an input, writes its job's converted PDF; nothing else
+        (no status table, no model cache, no results)."""
+        converter = OfficeConverter(
+            self,
+            Function.CONVERTER.value,
+            spec=FUNCTIONS[Function.CONVERTER],
+            repo_root=self._repo_root,
+            environment=self._environment,
+            log_policy=self._log_policy,
+            network=self.network,
+        )
+        self.storage.grant_read_input(converter.role)
+        self.storage.grant_write_conversions(converter.role)
+        return converter
 
     def _vl_endpoint(self) -> VlEndpoint:
         settings, storage = self.settings, self.storage
@@ -387,6 +412,7 @@ class PaddleIdpStack(Stack):
         functions = [
             ("Invoker", self.invoker.function),
             ("OCR processor", self.processor.function),
+            ("Office converter", self.converter.function),
             ("Completion", self.completion.function),
             ("Stale-job sweeper", self.sweeper.function),
             ("Job events", self.events.function),

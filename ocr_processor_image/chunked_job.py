@@ -39,7 +39,7 @@ from idp.contract import names
 from idp.contract.errors import JobError
 from idp.contract.jobs import ChunkInput, ChunkSpec, DispatchedJob, validate_language
 from idp.contract.names import JobStatus, MediaType, Service
-from idp.contract.results import PageResult, SourceInfo, result_key
+from idp.contract.results import PageResult, result_key
 from idp.contract.timestamps import ms, utc_now
 from idp.document.decode import open_document
 from idp.document.ocr.pipeline import ocr_document
@@ -75,7 +75,6 @@ def fan_out(
     document: InputDocument,
     warm: WarmState,
     *,
-    content_sha256: str,
     content_key: str | None,
     dispatch: ChunkDispatcher,
     chunk_pages: int,
@@ -119,14 +118,7 @@ def fan_out(
         job_id=job.job_id,
         model=job.model.value,
         lang=job.lang,
-        source=SourceInfo(
-            bucket=job.bucket,
-            key=job.key,
-            sha256=content_sha256,
-            media_type=facts.media_type.value,
-            page_count=facts.page_count,
-            size_bytes=len(document.data),
-        ),
+        source=document.source(bucket=job.bucket, key=job.key),
         cache_key=content_key,
         chunks=planned,
         split_ms=ms(time.perf_counter() - started),

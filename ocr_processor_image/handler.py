@@ -20,6 +20,7 @@ from idp.document.ocr.paddle.environment import prepare_paddle_environment
 from idp.document.ocr.registry import EngineRegistry
 from idp.document.ocr.settings import EngineSettings
 from idp.flow.lambda_invoke import LambdaProcessorInvoker
+from idp.flow.office_conversion import CONVERTER_CLIENT_CONFIG, LambdaDocumentConverter
 from idp.flow.vl_submit import VlEndpointSubmitter
 from idp.jobstore.store import JobStore
 from ocr_processor_image.job import process_job
@@ -68,6 +69,14 @@ def build_warm_state(settings: ProcessorSettings | None = None) -> WarmState:
         if settings.vl_endpoint_name
         else None
     )
+    converter = (
+        LambdaDocumentConverter(
+            client("lambda", config=CONVERTER_CLIENT_CONFIG),
+            function_name=settings.converter_function,
+        )
+        if settings.converter_function
+        else None
+    )
     return WarmState(
         settings=settings,
         s3=s3,
@@ -76,6 +85,7 @@ def build_warm_state(settings: ProcessorSettings | None = None) -> WarmState:
         chunks=chunks,
         vl=vl,
         telemetry=settings.telemetry(),
+        converter=converter,
     )
 
 

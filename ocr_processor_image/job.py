@@ -16,7 +16,6 @@ run, and the on-failure destination ends the job FAILED (PROCESSOR_CRASHED) afte
 
 from __future__ import annotations
 
-import hashlib
 import time
 import uuid
 from typing import TYPE_CHECKING
@@ -30,6 +29,7 @@ from idp.contract.results import OcrResult
 from idp.contract.timestamps import ms
 from idp.contract.topology import PROCESSOR_TIMEOUT_SECONDS
 from idp.document.ocr.pipeline import ocr_document
+from idp.document.office.sheets import with_sheet_tables
 from idp.document.text_layer.page import text_layer_reader
 from idp.flow.chunks.plan import should_chunk
 from idp.flow.result_cache import ResultCache, cache_key
@@ -98,7 +98,7 @@ def run_job(  # noqa: PLR0911 - one return for each way a job's first invocation
 
         # Plan: the same bytes read before with the same settings (CPU models); else one piece,
         # or chunks.
-        content_sha256 = hashlib.sha256(document.data).hexdigest()
+        content_sha256 = document.sha256
         content_key = None
         if not at_endpoint:
             content_key = cache_key(
@@ -110,7 +110,10 @@ def run_job(  # noqa: PLR0911 - one return for each way a job's first invocation
         chunk_pages = (
             endpoint.chunk_pages(warm) if at_endpoint else warm.settings.chunk_pages_for(job.model)
         )
-        if should_chunk(document.facts.page_count, chunk_pages):
+        # A spreadsheet's pages are read whole (its sheets' cells become their tables); an
+        # Office document for the endpoint goes as chunks, which carry its PDF, not the input.
+        chunked = should_chunk(document.facts.page_count, chunk_pages) and not document.sheets
+        if chunked or (at_endpoint and document.conversion is not None):
             # Run the pages as chunks, each an invocation of its own (of this function, or of
             # the endpoint); the one that counts the last chunk merges.
             dispatch = warm.vl if at_endpoint else warm.chunks
@@ -120,7 +123,6 @@ def run_job(  # noqa: PLR0911 - one return for each way a job's first invocation
                 job,
                 document,
                 warm,
-                content_sha256=content_sha256,
                 content_key=content_key,
                 dispatch=dispatch,
                 chunk_pages=chunk_pages,
@@ -174,8 +176,8 @@ def _read_pages(
         model=job.model.value,
         lang=lang,
         engine=engine.info,
-        source=outcome.source(bucket=job.bucket, key=job.key),
-        pages=outcome.pages,
+        source=document.source(bucket=job.bucket, key=job.key),
+        pages=with_sheet_tables(outcome.pages, document.sheets),
         timings_ms=timings,
     )
 

@@ -3,18 +3,22 @@ cache entry), its final status, and what an invocation returns."""
 
 from __future__ import annotations
 
+import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
 from idp.aws.s3 import read_input
 from idp.contract import names
-from idp.contract.names import Metric, Service
+from idp.contract.conversion import ConversionInfo, ConversionRequest, ConvertedSheets, Sheet
+from idp.contract.errors import UnsupportedMediaType
+from idp.contract.names import MediaType, Metric, Service
 from idp.contract.results import EngineInfo, OcrResult, PageResult, SourceInfo, result_key
 from idp.contract.timestamps import ms
 from idp.document.decode import DocumentFacts, open_document
+from idp.document.media_types import detect_media_type
 from idp.flow.result_cache import ResultCache
 from idp.flow.result_files import ResultFiles, WrittenResult
 from ocr_processor_image.outcome import InvocationOutcome, InvocationStatus
@@ -30,22 +34,78 @@ logger = Logger(service=Service.PROCESSOR.value, child=True)
 
 @dataclass(frozen=True)
 class InputDocument:
-    """A job's input, read and checked: its bytes and what opening them told."""
+    """A job's input, read and checked: the bytes whose pages are read (the input, or an Office
+    document's conversion to PDF), what opening them told, and the input as uploaded."""
 
     data: bytes
-    facts: DocumentFacts
+    facts: DocumentFacts  # of `data`
+    sha256: str  # the input's, as uploaded
+    size_bytes: int
+    media_type: MediaType  # the input's, as uploaded
+    conversion: ConversionInfo | None = None
+    sheets: list[Sheet] = field(default_factory=list)  # a spreadsheet's, in its order
+
+    def source(self, *, bucket: str, key: str) -> SourceInfo:
+        return SourceInfo(
+            bucket=bucket,
+            key=key,
+            sha256=self.sha256,
+            media_type=self.media_type.value,
+            page_count=self.facts.page_count,
+            size_bytes=self.size_bytes,
+            conversion=self.conversion,
+        )
 
 
 def read_document(job: DispatchedJob, warm: WarmState, timings: dict[str, float]) -> InputDocument:
     """The job's input and its facts (the download's time in `timings`). A damaged, oversized
-    or too long document is refused here, before an engine is loaded or GPU time is spent."""
+    or too long document is refused here, before an engine is loaded or GPU time is spent; an
+    Office document is converted to PDF first (by the converter function)."""
     started = time.perf_counter()
     data = read_input(warm.s3, job.bucket, job.key, max_bytes=warm.settings.max_input_bytes)
     timings["download"] = ms(time.perf_counter() - started)
+    media_type = detect_media_type(data)
+    pages_data, conversion = data, None
+    sheets: list[Sheet] = []
+    if media_type.is_office:
+        started = time.perf_counter()
+        pages_data, conversion, sheets = _converted(job, warm, media_type)
+        timings["convert"] = ms(time.perf_counter() - started)
     with open_document(
-        data, pdf_scale=job.options.pdf_scale, max_pages=warm.settings.max_pages
+        pages_data, pdf_scale=job.options.pdf_scale, max_pages=warm.settings.max_pages
     ) as document:
-        return InputDocument(data, document.facts)
+        return InputDocument(
+            pages_data,
+            document.facts,
+            sha256=hashlib.sha256(data).hexdigest(),
+            size_bytes=len(data),
+            media_type=media_type,
+            conversion=conversion,
+            sheets=sheets,
+        )
+
+
+def _converted(
+    job: DispatchedJob, warm: WarmState, media_type: MediaType
+) -> tuple[bytes, ConversionInfo, list[Sheet]]:
+    """The job's Office document as the converter wrote it: its PDF, how, and its sheets."""
+    if warm.converter is None:
+        raise UnsupportedMediaType(
+            f"{media_type.label} documents are converted to PDF by the Office converter, which "
+            "this deployment does not have"
+        )
+    answer = warm.converter.convert(
+        ConversionRequest(job_id=job.job_id, bucket=job.bucket, key=job.key)
+    )
+    if answer.pdf_key is None or answer.conversion is None:
+        raise RuntimeError(f"the converter answered no PDF for job {job.job_id}: {answer}")
+    bucket = warm.settings.results_bucket
+    pdf = warm.s3.get_object(Bucket=bucket, Key=answer.pdf_key)["Body"].read()
+    sheets: list[Sheet] = []
+    if answer.sheets_key is not None:
+        body = warm.s3.get_object(Bucket=bucket, Key=answer.sheets_key)["Body"].read()
+        sheets = ConvertedSheets.model_validate_json(body).sheets
+    return pdf, answer.conversion, sheets
 
 
 def finish_job(

@@ -40,6 +40,8 @@ class ProcessorSettings(FunctionSettings):
     function_name: str | None = Field(default=None, alias="AWS_LAMBDA_FUNCTION_NAME")
     # The PaddleOCR-VL endpoint this function submits VL jobs to (None: VL disabled).
     vl_endpoint_name: str | None = Field(default=None, alias=Env.VL_ENDPOINT_NAME.value)
+    # The Office converter this function calls for DOCX, XLSX, PPTX... (None: not deployed).
+    converter_function: str | None = Field(default=None, alias=Env.CONVERTER_FUNCTION.value)
     service: str = Field(default=Service.PROCESSOR.value, alias=Env.POWERTOOLS_SERVICE_NAME.value)
 
     def chunk_pages_for(self, model: OcrModel) -> int:

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from idp.aws.telemetry import Telemetry
     from idp.document.ocr.registry import EngineRegistry
     from idp.flow.lambda_invoke import ProcessorInvoker
+    from idp.flow.office_conversion import DocumentConverter
     from idp.flow.vl_submit import VlEndpointSubmitter
     from idp.jobstore.store import JobStore
     from ocr_processor_image.settings import ProcessorSettings
@@ -27,3 +28,4 @@ class WarmState:
     chunks: ProcessorInvoker | None = None  # this function, for a large document's chunks
     vl: VlEndpointSubmitter | None = None  # the PaddleOCR-VL endpoint, when deployed
     telemetry: Telemetry | None = None  # business metrics (jobs completed and failed)
+    converter: DocumentConverter | None = None  # Office documents to PDF, when deployed

@@ -175,7 +175,15 @@ def _save_overlay(
         return None
     target = result_path.parent / f"page-{page}-overlay.png"
     options = JobOptions.model_validate(record.get("options") or {})
-    render_overlay(client.input_bytes(record), document, page, options=options).save(target)
+    pages_pdf = result_path.parent / names.RESULT_PDF
+    if (document.get("source") or {}).get("conversion") is not None:
+        # An Office document's pages are its conversion: result.pdf shows them.
+        if not pages_pdf.is_file():
+            return None
+        pages = pages_pdf.read_bytes()
+    else:
+        pages = client.input_bytes(record)
+    render_overlay(pages, document, page, options=options).save(target)
     return target
 
 

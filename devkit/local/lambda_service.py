@@ -16,7 +16,12 @@ from devkit.local.lambda_async import AsyncInvokes
 from devkit.local.service_api import ApiError
 from idp.contract.env.functions import Env
 from idp.contract.env.processor import ProcessorEnv
-from idp.contract.topology import DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB, FUNCTIONS, Function
+from idp.contract.topology import (
+    DEFAULT_EPHEMERAL_STORAGE_MIB,
+    DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB,
+    FUNCTIONS,
+    Function,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -79,7 +84,16 @@ class LambdaService:
                 concurrency = settings.processor_concurrency
                 timeout = settings.processor_timeout_seconds
                 if settings.processor_image:
-                    image_environment = self._image_environment(settings.processor_image)
+                    image_environment = self._image_environment(
+                        Function.PROCESSOR, settings.processor_image
+                    )
+            if function is Function.CONVERTER:
+                # Its time limit ends a conversion first; the function's timeout stays above it.
+                timeout = max(timeout, settings.conversion_time_limit_seconds + 60)
+                if settings.converter_image:
+                    image_environment = self._image_environment(
+                        Function.CONVERTER, settings.converter_image
+                    )
             if image_environment is None:
                 # A worker process gets a /tmp of its own, the only writable path on Lambda; an
                 # image brings its own /tmp, HOME and PaddleX settings, as on Lambda.
@@ -105,19 +119,24 @@ class LambdaService:
             Env.DISPATCH_LEASE_SECONDS: str(max(1, settings.visibility_timeout_seconds // 2)),
             Env.STALE_PROCESSING_SECONDS: str(settings.stale_processing_seconds),
             Env.STALE_QUEUED_SECONDS: str(settings.stale_queued_seconds),
+            Env.CONVERSION_TIME_LIMIT: str(settings.conversion_time_limit_seconds),
         }
 
-    def _image_environment(self, image: str) -> EnvironmentFactory:
-        """Execution environments of the processor as containers of `image`, as on Lambda."""
+    def _image_environment(self, function: Function, image: str) -> EnvironmentFactory:
+        """Execution environments of `function` as containers of `image`, as on Lambda."""
         from devkit.local.lambda_container import ContainerEnvironment, ContainerFunction
 
-        spec = FUNCTIONS[Function.PROCESSOR]
+        spec = FUNCTIONS[function]
         container = ContainerFunction(
             image=image,
             handler=spec.handler,
-            function_name=self._context.resources.function_names[Function.PROCESSOR],
+            function_name=self._context.resources.function_names[function],
             memory_mb=spec.memory_mb,
-            ephemeral_storage_mb=DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB,
+            ephemeral_storage_mb=(
+                DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB
+                if function is Function.PROCESSOR
+                else DEFAULT_EPHEMERAL_STORAGE_MIB
+            ),
             region=self._context.endpoint.region,
         )
         return lambda function_env: ContainerEnvironment(container, function_env)
@@ -143,7 +162,9 @@ class LambdaService:
         finally:
             finished.set()
 
-    def on_invoke_api(self, name: str, invocation_type: str, body: bytes) -> tuple[int, bytes]:
+    def on_invoke_api(
+        self, name: str, invocation_type: str, body: bytes
+    ) -> tuple[int, bytes, dict[str, str]]:
         """Lambda's Invoke API, as the handlers call it (devkit.local.service_api)."""
         function = self._function_by_name(name)
         event = json.loads(body or b"{}")
@@ -152,7 +173,13 @@ class LambdaService:
             raise ApiError(429, "TooManyRequestsException", "Rate Exceeded.")
         if invocation_type != "Event":
             result = self.invoke(function, event)
-            return 200, json.dumps(result.payload).encode()
+            if result.ok:
+                return 200, json.dumps(result.payload).encode(), {}
+            # A function error is still a 200, its body Lambda's error and a header saying so.
+            error = {"errorType": result.error_type, "errorMessage": result.error_message}
+            if result.outcome == "timeout":
+                error["errorType"] = "Sandbox.Timedout"
+            return 200, json.dumps(error).encode(), {"X-Amz-Function-Error": "Unhandled"}
         copies = 1
         if function is Function.PROCESSOR:
             self._context.stats.processor_events[str(event.get("job_id"))] += 1
@@ -163,7 +190,7 @@ class LambdaService:
                     logger.warning("fault: chunk %s is delivered twice", chunk.get("index"))
                     copies = 2
         self.async_invokes.submit(function, event, copies=copies)
-        return 202, b""
+        return 202, b"", {}
 
     def _function_by_name(self, name: str) -> Function:
         short = name.rsplit(":", 1)[-1]

@@ -107,6 +107,8 @@ class LocalResources:
             Env.RESULTS_BUCKET: self.results_bucket,
             Env.MODEL_CACHE_BUCKET: self.model_cache_bucket,
             Env.PROCESSOR_FUNCTION: self.function_names[Function.PROCESSOR],
+            Env.CONVERTER_FUNCTION: self.function_names[Function.CONVERTER],
+            Env.CONVERSION_TIME_LIMIT: str(topology.CONVERSION_TIME_LIMIT_SECONDS),
             Env.VL_ENDPOINT_NAME: self.vl_endpoint,
             Env.VL_VARIANT_NAME: names.VL_VARIANT_NAME,
             Env.VL_SCALE_IN_ALARM_NAME: self.scale_in_alarm,

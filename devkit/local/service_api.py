@@ -46,7 +46,8 @@ class AsyncInvokeAccepted:
     failure_location: str
 
 
-LambdaInvokeHandler = Callable[[str, str, bytes], tuple[int, bytes]]
+# (status, body, headers): a synchronous invoke's function error is a header, as on Lambda.
+LambdaInvokeHandler = Callable[[str, str, bytes], tuple[int, bytes, dict[str, str]]]
 AsyncInvokeHandler = Callable[[AsyncInvokeRequest], AsyncInvokeAccepted]
 
 
@@ -65,8 +66,10 @@ class LocalServiceApi(LoopbackServer):
         try:
             if match := _LAMBDA_INVOKE.match(request.path):
                 invocation_type = request.headers.get("X-Amz-Invocation-Type", "RequestResponse")
-                status, payload = self._lambda_invoke(unquote(match["name"]), invocation_type, body)
-                reply(request, status, payload)
+                status, payload, reply_headers = self._lambda_invoke(
+                    unquote(match["name"]), invocation_type, body
+                )
+                reply(request, status, payload, headers=reply_headers)
             elif match := _ASYNC_INVOKE.match(request.path):
                 headers = request.headers
                 timeout = headers.get("X-Amzn-SageMaker-InvocationTimeoutSeconds")

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from devkit.local.faults import Faults
 from idp.contract import names
 from idp.contract.topology import (
+    CONVERSION_TIME_LIMIT_SECONDS,
     PROCESSOR_ASYNC_RETRY_ATTEMPTS,
     PROCESSOR_TIMEOUT_SECONDS,
     STALE_PROCESSING_SECONDS,
@@ -37,6 +38,11 @@ class LocalSettings(BaseModel):
     # Run the OCR processor from this container image, as Lambda runs it (Docker needed),
     # instead of as worker processes of this checkout's code.
     processor_image: str | None = None
+    # Run the Office converter from this container image (Docker needed), instead of as a
+    # worker process with the host's LibreOffice.
+    converter_image: str | None = None
+    # How long one Office document's conversion may run (the stack's CONVERSION_TIME_LIMIT).
+    conversion_time_limit_seconds: float = Field(default=CONVERSION_TIME_LIMIT_SECONDS, gt=0)
     sweep_interval_seconds: float = 60.0  # the stack runs the sweeper every 15 minutes
     stale_processing_seconds: float = STALE_PROCESSING_SECONDS
     stale_queued_seconds: float = STALE_QUEUED_SECONDS

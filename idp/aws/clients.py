@@ -19,9 +19,10 @@ CLIENT_CONFIG: Final = Config(
 )
 
 
-def client(service_name: str, **kwargs: Any) -> Any:
-    """A boto3 client with `CLIENT_CONFIG` (region and endpoint from the environment, as usual)."""
-    return boto3.client(service_name, config=CLIENT_CONFIG, **kwargs)  # type: ignore[call-overload]
+def client(service_name: str, *, config: Config | None = None, **kwargs: Any) -> Any:
+    """A boto3 client with `CLIENT_CONFIG`, or `config` for a call that needs its own (region and
+    endpoint from the environment, as usual)."""
+    return boto3.client(service_name, config=config or CLIENT_CONFIG, **kwargs)  # type: ignore[call-overload]
 
 
 def dynamodb_table(table_name: str) -> Table:

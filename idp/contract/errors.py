@@ -57,6 +57,18 @@ class EncryptedDocument(JobError):
     code = "ENCRYPTED_DOCUMENT"
 
 
+class ConversionTimeout(JobError):
+    """An Office document's conversion to PDF ran past its time limit and was stopped."""
+
+    code = "CONVERSION_TIMEOUT"
+
+
+class ConversionFailed(JobError):
+    """The converter could not turn an Office document into PDF (it crashed, or wrote nothing)."""
+
+    code = "CONVERSION_FAILED"
+
+
 class NoPages(JobError):
     code = "NO_PAGES"
 

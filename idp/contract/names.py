@@ -94,6 +94,48 @@ class MediaType(StrEnum):
     WEBP = "image/webp"
     HEIF = "image/heif"  # HEIC photos (phones save these by default) and other HEIF images
     AVIF = "image/avif"
+    # Office documents: converted to PDF by the converter function (idp.document.office).
+    DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    DOC = "application/msword"
+    ODT = "application/vnd.oasis.opendocument.text"
+    RTF = "application/rtf"
+    PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+    PPT = "application/vnd.ms-powerpoint"
+    ODP = "application/vnd.oasis.opendocument.presentation"
+    XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    XLS = "application/vnd.ms-excel"
+    ODS = "application/vnd.oasis.opendocument.spreadsheet"
+
+    @property
+    def is_office(self) -> bool:
+        """An Office document: its pages are its conversion to PDF."""
+        return self in OFFICE_FORMATS
+
+    @property
+    def is_spreadsheet(self) -> bool:
+        """A spreadsheet: its cells are read as tables, each sheet a page."""
+        return self in (MediaType.XLSX, MediaType.XLS, MediaType.ODS)
+
+    @property
+    def label(self) -> str:
+        """What a person calls the format: "DOCX", "PDF", "HEIC/HEIF"."""
+        return _MEDIA_LABELS.get(self, self.name)
+
+
+_MEDIA_LABELS: Final = {MediaType.HEIF: "HEIC/HEIF", MediaType.JPEG: "JPEG"}
+# Office formats by their usual file suffix (the converter names its input file by it).
+OFFICE_FORMATS: Final[dict[MediaType, str]] = {
+    MediaType.DOCX: ".docx",
+    MediaType.DOC: ".doc",
+    MediaType.ODT: ".odt",
+    MediaType.RTF: ".rtf",
+    MediaType.PPTX: ".pptx",
+    MediaType.PPT: ".ppt",
+    MediaType.ODP: ".odp",
+    MediaType.XLSX: ".xlsx",
+    MediaType.XLS: ".xls",
+    MediaType.ODS: ".ods",
+}
 
 
 # Suffixes the S3 -> SQS notification filters on (S3 suffix filters are case-sensitive,
@@ -110,6 +152,7 @@ INPUT_SUFFIXES: Final = (
     ".heic",
     ".heif",
     ".avif",
+    *OFFICE_FORMATS.values(),
 )
 NOTIFICATION_SUFFIXES: Final = tuple(
     sorted({s for suffix in INPUT_SUFFIXES for s in (suffix, suffix.upper())})
@@ -127,7 +170,8 @@ VL_OUTPUT_PREFIX: Final = "sagemaker/output/"
 VL_FAILURE_PREFIX: Final = "sagemaker/failure/"
 MODEL_CACHE_PREFIX: Final = "models/"  # models/<model_name>.tar.gz
 # A large document's intermediates: work/<job_id>/plan.json, chunks/<n>.pdf, parts/<n>.json,
-# searchable/<n>.pdf.
+# searchable/<n>.pdf; an Office document's conversion: work/<job_id>/converted/document.pdf and,
+# for a spreadsheet, converted/sheets.json.
 # The merge deletes them; a lifecycle rule expires whatever a failed job leaves behind.
 WORK_PREFIX: Final = "work/"
 WORK_PLAN: Final = "plan.json"  # work/<job_id>/plan.json: what the merge of the chunks needs
@@ -170,6 +214,7 @@ class Service(StrEnum):
     SCALE_IN = "scale-in"
     SWEEPER = "stale-job-sweeper"
     EVENTS = "job-events"
+    CONVERTER = "office-converter"
     VL_ENDPOINT = "vl-endpoint"
 
 

@@ -8,6 +8,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from idp.contract import names
+from idp.contract.conversion import ConversionInfo
 
 Point = tuple[float, float]
 # Clockwise from the text's top-left corner, in the pixel space of the page as uploaded (or
@@ -187,10 +188,12 @@ class EngineInfo(BaseModel):
 class SourceInfo(BaseModel):
     bucket: str
     key: str
-    sha256: str
-    media_type: str
+    sha256: str  # of the input as uploaded
+    media_type: str  # of the input as uploaded (an Office type where it was converted)
     page_count: int
     size_bytes: int
+    # Where the pages read are an Office document's conversion to PDF: by what, how long.
+    conversion: ConversionInfo | None = None
 
 
 class OcrResult(BaseModel):

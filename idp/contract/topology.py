@@ -21,11 +21,19 @@ PROCESSOR_MEMORY_MB: Final = 4096
 # /tmp of the processor: its model cache between warm invocations (context key to change it).
 DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB: Final = 6144
 PROCESSOR_TIMEOUT_SECONDS: Final = 900
+# Lambda's default /tmp (the converter's: a document, its PDF and LibreOffice's profile).
+DEFAULT_EPHEMERAL_STORAGE_MIB: Final = 512
 # PP-StructureV3 pages are read in chunks of at most this many. Measured in the processor image
 # (docs/benchmarks.md, "PP-StructureV3 in the processor image"): 3.8 s a page median, 7.6 s the
 # slowest, 3.8 s cold start, peak RSS 2.1 GB: ten of the slowest pages take ~80 s, a tenth of
 # PROCESSOR_TIMEOUT_SECONDS, and PROCESSOR_MEMORY_MB leaves ~2 GB beside them.
 STRUCTURE_CHUNK_PAGES: Final = 10
+# The Office converter (LibreOffice): measured in its image (docs/benchmarks.md, "Office
+# documents"); the time limit stops a conversion well before the function's own timeout, so the
+# job ends CONVERSION_TIMEOUT with its reason rather than a Lambda timeout.
+CONVERTER_MEMORY_MB: Final = 2048
+CONVERTER_TIMEOUT_SECONDS: Final = 180
+CONVERSION_TIME_LIMIT_SECONDS: Final = 120
 COMPLETION_MEMORY_MB: Final = 256
 COMPLETION_TIMEOUT_SECONDS: Final = 300
 SCALE_IN_MEMORY_MB: Final = 128
@@ -72,6 +80,7 @@ class Function(StrEnum):
     SCALE_IN = "ScaleInHandler"
     SWEEPER = "StaleJobSweeper"
     EVENTS = "JobEventsPublisher"
+    CONVERTER = "OfficeConverter"
 
 
 @dataclass(frozen=True)
@@ -125,6 +134,21 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
             Env.ALLOW_HUB_DOWNLOAD,
             Env.PPOCRV6_SIZE,
             Env.VL_ENDPOINT_NAME,
+            Env.CONVERTER_FUNCTION,
+        ),
+    ),
+    Function.CONVERTER: FunctionSpec(
+        handler="office_converter_image.handler.lambda_handler",
+        service=Service.CONVERTER,
+        memory_mb=CONVERTER_MEMORY_MB,
+        timeout_seconds=CONVERTER_TIMEOUT_SECONDS,
+        # No status table, no model cache: it reads an input and writes its conversion.
+        env=(
+            Env.INPUT_BUCKET,
+            Env.RESULTS_BUCKET,
+            Env.MAX_INPUT_BYTES,
+            Env.CONVERSION_TIME_LIMIT,
+            *_POWERTOOLS_ENV,
         ),
     ),
     Function.COMPLETION: FunctionSpec(

@@ -29,6 +29,7 @@ from idp.contract.errors import (
     ImageTooLarge,
     NoPages,
     TooManyPages,
+    UnsupportedMediaType,
 )
 from idp.contract.lifetime import Closing
 from idp.contract.names import MediaType
@@ -101,6 +102,11 @@ class Document(Closing):
         limits: ImageBudgets | None = None,
     ) -> None:
         self.media_type = detect_media_type(data)
+        if self.media_type.is_office:
+            # Its pages are its conversion to PDF (the converter function's), never its bytes.
+            raise UnsupportedMediaType(
+                f"a {self.media_type.label} document is read from its conversion to PDF"
+            )
         self._data = data
         # A chunk's own PDF holds pages first..last of a larger document: its page 1 is page
         # `page_offset + 1` there, and pages and errors are numbered as in that document.
@@ -420,7 +426,7 @@ def _pdfium() -> Any:
 
 
 def _label(media_type: MediaType) -> str:
-    return _LABELS[media_type]
+    return _LABELS.get(media_type, f"{media_type.label} document")
 
 
 _EXIF_ORIENTATION: Final = 0x0112

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import io
+import zipfile
 from typing import Final
 
-from idp.contract.errors import EmptyInput, UnsupportedMediaType
+from idp.contract.errors import CorruptDocument, EmptyInput, EncryptedDocument, UnsupportedMediaType
 from idp.contract.names import MediaType
 
-SUPPORTED_FORMATS: Final = "PDF, PNG, JPEG, TIFF, BMP, WEBP, HEIC/HEIF, AVIF"
+SUPPORTED_FORMATS: Final = (
+    "PDF, PNG, JPEG, TIFF, BMP, WEBP, HEIC/HEIF, AVIF, "
+    "DOCX, DOC, ODT, RTF, PPTX, PPT, ODP, XLSX, XLS, ODS"
+)
 
 # A PDF's header may follow up to 1 KiB of leading junk (readers accept it).
 _PDF_HEADER_WINDOW: Final = 1024
+_ZIP_SIGNATURE: Final = b"PK\x03\x04"
+_OLE2_SIGNATURE: Final = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 _IMAGE_SIGNATURES: Final[tuple[tuple[bytes, MediaType], ...]] = (
     (b"\x89PNG\r\n\x1a\n", MediaType.PNG),
@@ -26,9 +33,8 @@ _IMAGE_SIGNATURES: Final[tuple[tuple[bytes, MediaType], ...]] = (
 _OTHER_SIGNATURES: Final[tuple[tuple[bytes, str], ...]] = (
     (b"GIF87a", "a GIF image"),
     (b"GIF89a", "a GIF image"),
-    (b"PK\x03\x04", "a ZIP container (DOCX, XLSX, PPTX, ODT or ZIP)"),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an OLE2 file (legacy DOC, XLS or PPT)"),
-    (b"{\\rtf", "an RTF document"),
+    (b"PK\x03\x04", "a ZIP archive that is no Office document"),
+    (_OLE2_SIGNATURE, "an OLE2 file that is no Word, Excel or PowerPoint document"),
     (b"%!PS", "a PostScript file"),
     (b"\x1f\x8b", "a gzip archive"),
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
@@ -56,6 +62,8 @@ def detect_media_type(data: bytes) -> MediaType:
         return image
     if b"%PDF-" in data[:_PDF_HEADER_WINDOW]:
         return MediaType.PDF
+    if (office := office_format(data)) is not None:
+        return office
     raise UnsupportedMediaType(
         f"unsupported document format: the content is {describe_content(data)}; "
         f"supported formats are {SUPPORTED_FORMATS}"
@@ -115,3 +123,79 @@ def describe_content(data: bytes) -> str:  # noqa: PLR0911 - one answer per kind
     if all(ch.isprintable() or ch in "\t\r\n\f" for ch in text):
         return "plain text"
     return "unrecognized binary data"
+
+
+# An ODF package names its type in its first entry, `mimetype`, stored uncompressed.
+_ODF_TYPES: Final = {
+    b"application/vnd.oasis.opendocument.text": MediaType.ODT,
+    b"application/vnd.oasis.opendocument.spreadsheet": MediaType.ODS,
+    b"application/vnd.oasis.opendocument.presentation": MediaType.ODP,
+}
+# An OOXML package by the part that holds its body (macro-enabled variants included: their
+# macros are never run).
+_OOXML_PARTS: Final = {
+    "word/document.xml": MediaType.DOCX,
+    "xl/workbook.xml": MediaType.XLSX,
+    "ppt/presentation.xml": MediaType.PPTX,
+}
+# A legacy binary Office file (an OLE2 compound file) by its main stream.
+_OLE2_STREAMS: Final = {
+    "worddocument": MediaType.DOC,
+    "workbook": MediaType.XLS,
+    "book": MediaType.XLS,  # Excel 5/95
+    "powerpoint document": MediaType.PPT,
+}
+
+
+def office_format(data: bytes) -> MediaType | None:
+    """The Office format of `data` (DOCX, DOC, ODT, RTF, PPTX, PPT, ODP, XLSX, XLS, ODS), or
+    None. Reads only the container's directory (ZIP central directory, OLE2 directory), never a
+    document part. An encrypted (password-protected) Office file raises EncryptedDocument."""
+    if data.startswith(b"{\\rtf"):
+        return MediaType.RTF
+    if data.startswith(_ZIP_SIGNATURE):
+        return _zip_office_format(data)
+    if data.startswith(_OLE2_SIGNATURE):
+        return _ole2_office_format(data)
+    return None
+
+
+def _zip_office_format(data: bytes) -> MediaType | None:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            names = set(package.namelist())
+            if "mimetype" in names:
+                mimetype = package.read("mimetype").strip()
+                if mimetype in _ODF_TYPES:
+                    return _ODF_TYPES[mimetype]
+            for part, media_type in _OOXML_PARTS.items():
+                if part in names:
+                    return media_type
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
+        raise CorruptDocument(
+            f"the file starts as a ZIP archive but cannot be read: {exc}"
+        ) from None
+    return None
+
+
+def _ole2_office_format(data: bytes) -> MediaType | None:
+    import olefile  # a small, pure-Python reader of the compound-file directory (BSD)
+
+    try:
+        with olefile.OleFileIO(io.BytesIO(data)) as ole:
+            streams = {"/".join(entry).lower() for entry in ole.listdir(streams=True)}
+    except (OSError, ValueError, IndexError, KeyError) as exc:
+        raise CorruptDocument(
+            f"the file starts as an OLE2 compound file but cannot be read: {exc}"
+        ) from None
+    if "encryptedpackage" in streams:
+        # Office 2007+ saves a password-protected DOCX, XLSX or PPTX as an OLE2 file holding
+        # the encrypted package.
+        raise EncryptedDocument(
+            "the Office document is encrypted (password-protected) and cannot be opened; "
+            "upload it without a password"
+        )
+    for stream, media_type in _OLE2_STREAMS.items():
+        if stream in streams:
+            return media_type
+    return None

@@ -88,6 +88,8 @@ class ResourceNames:
         }
         processor_id, _ = synth.function_by_handler(FUNCTIONS[Function.PROCESSOR].handler)
         self._names[f"<{processor_id}.Arn>"] = "processor"
+        converter_id, _ = synth.function_by_handler(FUNCTIONS[Function.CONVERTER].handler)
+        self._names[f"<{converter_id}.Arn>"] = "converter"
         for logical_id, topic in synth.of_type("AWS::SNS::Topic").items():
             name = str(topic["Properties"]["TopicName"]).rsplit("-", 1)[-1]
             self._names[f"<{logical_id}>"] = _kebab(name)

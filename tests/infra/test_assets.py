@@ -29,9 +29,10 @@ def _files(root: Path) -> set[str]:
 ZIP_HANDLERS: Final = [
     spec.handler.rsplit(".", 1)[0]
     for function, spec in FUNCTIONS.items()
-    if function is not Function.PROCESSOR
+    if function not in (Function.PROCESSOR, Function.CONVERTER)
 ]
 PROCESSOR_ENTRY: Final = FUNCTIONS[Function.PROCESSOR].handler.rsplit(".", 1)[0]
+CONVERTER_ENTRY: Final = FUNCTIONS[Function.CONVERTER].handler.rsplit(".", 1)[0]
 # The VL server (`serve`) and the weight baker its Dockerfile may run at build time.
 VL_ENTRIES: Final = ["sagemaker_container.server", "sagemaker_container.bake_weights"]
 
@@ -68,7 +69,12 @@ def _copied_units(dockerfile: str) -> set[str]:
             continue
         for source in words[1:-1]:
             module = source.strip("/").removesuffix(".py").replace("/", ".")
-            if module.split(".")[0] in ("idp", "ocr_processor_image", "sagemaker_container"):
+            if module.split(".")[0] in (
+                "idp",
+                "ocr_processor_image",
+                "office_converter_image",
+                "sagemaker_container",
+            ):
                 units.add(unit_of(module.removesuffix(".*").removesuffix(".__init__")))
     return units
 
@@ -81,6 +87,12 @@ def _copied_units(dockerfile: str) -> set[str]:
             [PROCESSOR_ENTRY],
             {"idp/contract", "idp/aws", "idp/jobstore", "idp/flow", "idp/document"},
             id="processor",
+        ),
+        pytest.param(
+            "office_converter_image/Dockerfile",
+            [CONVERTER_ENTRY],
+            {"idp/contract", "idp/aws", "idp/document"},
+            id="converter",
         ),
         pytest.param(
             "sagemaker_container/Dockerfile",
@@ -107,7 +119,13 @@ def test_the_developer_kit_is_imported_by_nothing_that_ships() -> None:
     # GIVEN every module of the runtime library, the handlers and both images
     shipped = [
         module
-        for package in ("idp", "lambdas", "ocr_processor_image", "sagemaker_container")
+        for package in (
+            "idp",
+            "lambdas",
+            "ocr_processor_image",
+            "office_converter_image",
+            "sagemaker_container",
+        )
         for module in modules_under(package)
     ]
 
@@ -120,7 +138,12 @@ def test_the_developer_kit_is_imported_by_nothing_that_ships() -> None:
 
 
 @pytest.mark.parametrize(
-    "dockerfile", ["ocr_processor_image/Dockerfile", "sagemaker_container/Dockerfile"]
+    "dockerfile",
+    [
+        "ocr_processor_image/Dockerfile",
+        "office_converter_image/Dockerfile",
+        "sagemaker_container/Dockerfile",
+    ],
 )
 def test_image_build_context_is_filtered_by_dockerignore(
     full: Synthesized, dockerfile: str

@@ -36,4 +36,4 @@ def test_pinned_cli_synthesizes_the_stack_without_docker(tmp_path: Path) -> None
     template = json.loads((tmp_path / "cdk.out" / "PaddleIdpStack.template.json").read_text())
     assert "AWS::SageMaker::Endpoint" in {r["Type"] for r in template["Resources"].values()}
     assets = json.loads((tmp_path / "cdk.out" / "PaddleIdpStack.assets.json").read_text())
-    assert len(assets["dockerImages"]) == 2
+    assert len(assets["dockerImages"]) == 3  # the processor, the Office converter, the VL image

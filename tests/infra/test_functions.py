@@ -23,8 +23,12 @@ from infra.settings import POWERTOOLS_LAYER_VERSION
 from tests.infra.conftest import CPU_ONLY_CONTEXT
 from tests.infra.support import Synthesized, arn_of, ref
 
-ZIP_FUNCTIONS = [f for f in Function if f is not Function.PROCESSOR]
-PROCESSOR_EXTRA_ENV = {"HOME": "/tmp", "PADDLE_PDX_CACHE_HOME": "/tmp/paddlex"}
+IMAGE_FUNCTIONS = (Function.PROCESSOR, Function.CONVERTER)
+ZIP_FUNCTIONS = [f for f in Function if f not in IMAGE_FUNCTIONS]
+EXTRA_ENV = {
+    Function.PROCESSOR: {"HOME": "/tmp", "PADDLE_PDX_CACHE_HOME": "/tmp/paddlex"},
+    Function.CONVERTER: {"HOME": "/tmp"},
+}
 
 
 def _topic_id(synth: Synthesized, topic: Topic) -> str:
@@ -40,7 +44,7 @@ def test_function_matches_its_topology_spec(full: Synthesized, function: Functio
     assert "TracingConfig" not in props  # no active tracing: no handler uses a Tracer
     assert props["Architectures"] == ["x86_64"]
     env: dict[str, Any] = props["Environment"]["Variables"]
-    extra = PROCESSOR_EXTRA_ENV if function is Function.PROCESSOR else {}
+    extra = EXTRA_ENV.get(function, {})
     assert set(env) == {key.value for key in spec.env} | set(extra)
     assert env[Env.POWERTOOLS_SERVICE_NAME] == spec.service.value
     assert env[Env.POWERTOOLS_METRICS_NAMESPACE] == names.METRICS_NAMESPACE
@@ -57,6 +61,7 @@ def test_sizes_are_those_of_the_spec() -> None:
         Function.SCALE_IN: (128, 30),
         Function.SWEEPER: (256, 120),
         Function.EVENTS: (256, 60),
+        Function.CONVERTER: (2048, 180),
     }
 
 
@@ -78,8 +83,11 @@ def test_zip_functions_share_one_code_asset(full: Synthesized) -> None:
     assert len(keys) == 1
 
 
-def test_processor_is_a_container_image_running_the_spec_handler(full: Synthesized) -> None:
-    spec = FUNCTIONS[Function.PROCESSOR]
+@pytest.mark.parametrize("function", IMAGE_FUNCTIONS)
+def test_image_functions_are_container_images_running_the_spec_handler(
+    full: Synthesized, function: Function
+) -> None:
+    spec = FUNCTIONS[function]
     _, props = full.function_by_handler(spec.handler)
     assert props["PackageType"] == "Image"
     assert props["ImageConfig"] == {"Command": [spec.handler]}

@@ -131,6 +131,8 @@ FUNCTION_SOURCES: Final = {
     Function.SWEEPER: ("lambdas/sweeper",),
     Function.SCALE_IN: ("lambdas/scale_in",),
     Function.EVENTS: ("lambdas/events",),
+    # The converter holds no job store: its code calls none, and its role has no table action.
+    Function.CONVERTER: ("office_converter_image",),
 }
 
 

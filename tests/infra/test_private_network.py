@@ -110,7 +110,7 @@ def test_every_function_and_the_vl_endpoint_run_in_the_isolated_subnets(
         if "functions and VL endpoint" in group["Properties"]["GroupDescription"]
     ]
     functions = private.of_type("AWS::Lambda::Function")
-    assert len(functions) == 6
+    assert len(functions) == 7
     for logical_id, function in functions.items():
         config = function["Properties"]["VpcConfig"]
         assert sorted(s["Ref"] for s in config["SubnetIds"]) == subnets, logical_id

@@ -14,6 +14,9 @@ class Env(StrEnum):
     RESULTS_BUCKET = "RESULTS_BUCKET"
     MODEL_CACHE_BUCKET = "MODEL_CACHE_BUCKET"
     PROCESSOR_FUNCTION = "PROCESSOR_FUNCTION_NAME"
+    CONVERTER_FUNCTION = "CONVERTER_FUNCTION_NAME"  # the Office converter the processor calls
+    # How long one Office document's conversion may run before it is stopped (the converter's).
+    CONVERSION_TIME_LIMIT = "CONVERSION_TIME_LIMIT_SECONDS"
     VL_ENDPOINT_NAME = "VL_ENDPOINT_NAME"
     VL_VARIANT_NAME = "VL_VARIANT_NAME"
     VL_ENABLED = "VL_ENABLED"

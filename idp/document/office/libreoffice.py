@@ -1,0 +1,293 @@
+"""LibreOffice, headless, as a converter of untrusted Office documents to PDF.
+
+Each conversion runs in a directory of its own with a fresh user profile that turns off what a
+document could make the converter do: macros never run, links (fields, OLE objects, external
+data, linked images) are never updated, formulas are never recalculated on load (the values the
+file holds are shown, and a WEBSERVICE call never runs), and any fetch goes to a proxy that
+answers nothing. The process gets no credentials in its environment and is killed, with every
+process it started, at its time limit.
+
+A spreadsheet is exported twice: its cells as shown (CSV, every sheet, formatted as the file
+formats them) and its PDF, each sheet on one page when its sheets are small enough for that.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import functools
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from idp.contract.conversion import Sheet
+from idp.contract.errors import ConversionTimeout, CorruptDocument
+from idp.contract.names import OFFICE_FORMATS, MediaType
+
+CONVERTER: Final = "LibreOffice"
+DEFAULT_TIME_LIMIT_SECONDS: Final = 120.0
+# A sheet of at most this many rows is printed on one page of its own (a page per sheet, in the
+# workbook's order); a longer one is paginated as LibreOffice prints it, so no page grows past
+# what a page may be (idp.document.budgets: at most 100:1, 80 MP).
+SINGLE_PAGE_SHEET_ROWS: Final = 300
+SINGLE_PAGE_SHEET_COLUMNS: Final = 60
+_VERSION_RE: Final = re.compile(r"LibreOffice (\d+(?:\.\d+)+)")
+_SHEET_WRITTEN_RE: Final = re.compile(r"^Writing sheet (?P<name>.*) -> (?P<path>.*\.csv)$")
+# CSV export: ',' '"' UTF-8, from line 1, standard language, quoted text as text, special numbers
+# detected, cells *as shown*, no formulas, spaces kept, every sheet (-1) to a file of its own.
+_CSV_FILTER: Final = "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,true,false,false,-1"
+_PDF_FILTER: Final = "pdf"
+_SHEETS_PDF_FILTER: Final = (
+    'pdf:calc_pdf_Export:{"SinglePageSheets":{"type":"boolean","value":"true"}}'
+)
+# A proxy on the discard port: nothing listens there, so any fetch fails at once.
+_DEAD_PROXY: Final = "http://127.0.0.1:9"
+
+# The user profile every conversion starts from (LibreOffice's configuration schema:
+# officecfg/registry/schema/org/openoffice/Office/{Common,Writer,Calc}.xcs).
+_PROFILE: Final = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry"
+ xmlns:xs="http://www.w3.org/2001/XMLSchema"
+ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting">
+ <prop oor:name="DisableMacrosExecution" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting">
+ <prop oor:name="MacroSecurityLevel" oor:op="fuse"><value>3</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting">
+ <prop oor:name="BlockUntrustedRefererLinks" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Office.Writer/Content/Update">
+ <prop oor:name="Link" oor:op="fuse"><value>2</value></prop></item>
+<item oor:path="/org.openoffice.Office.Writer/Content/Update">
+ <prop oor:name="Field" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Writer/Content/Update">
+ <prop oor:name="Chart" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Content/Update">
+ <prop oor:name="Link" oor:op="fuse"><value>1</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load">
+ <prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>1</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load">
+ <prop oor:name="ODFRecalcMode" oor:op="fuse"><value>1</value></prop></item>
+<item oor:path="/org.openoffice.Inet/Settings">
+ <prop oor:name="ooInetProxyType" oor:op="fuse"><value>1</value></prop></item>
+<item oor:path="/org.openoffice.Inet/Settings">
+ <prop oor:name="ooInetHTTPProxyName" oor:op="fuse"><value>127.0.0.1</value></prop></item>
+<item oor:path="/org.openoffice.Inet/Settings">
+ <prop oor:name="ooInetHTTPProxyPort" oor:op="fuse"><value>9</value></prop></item>
+<item oor:path="/org.openoffice.Inet/Settings">
+ <prop oor:name="ooInetHTTPSProxyName" oor:op="fuse"><value>127.0.0.1</value></prop></item>
+<item oor:path="/org.openoffice.Inet/Settings">
+ <prop oor:name="ooInetHTTPSProxyPort" oor:op="fuse"><value>9</value></prop></item>
+<item oor:path="/org.openoffice.Inet/Settings">
+ <prop oor:name="ooInetNoProxy" oor:op="fuse"><value></value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc">
+ <prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+</oor:items>
+"""
+
+
+@dataclass(frozen=True)
+class Converted:
+    """An Office document as PDF, and a spreadsheet's sheets (empty for other documents)."""
+
+    pdf: bytes
+    version: str
+    seconds: float
+    sheets: list[Sheet] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class LibreOffice:
+    """The `soffice` program (Debian's libreoffice-*-nogui) run once per export, `time_limit_s`
+    for a whole conversion; its scratch directories under `work_root` (the function's /tmp)."""
+
+    soffice: str = "soffice"
+    work_root: Path | None = None
+    time_limit_s: float = DEFAULT_TIME_LIMIT_SECONDS
+
+    @functools.cached_property
+    def version(self) -> str:
+        """LibreOffice's version ("7.4.7.2"), as `soffice --version` prints it."""
+        with tempfile.TemporaryDirectory(dir=self.work_root) as scratch:
+            done = subprocess.run(
+                [self.soffice, "--version"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+                env=_environment(Path(scratch)),
+            )
+        found = _VERSION_RE.search(done.stdout)
+        if found is None:
+            raise RuntimeError(f"`{self.soffice} --version` printed {done.stdout!r}")
+        return found.group(1)
+
+    def convert(self, data: bytes, media_type: MediaType) -> Converted:
+        """`data` (an Office document of `media_type`) as PDF; CorruptDocument when LibreOffice
+        cannot read it, ConversionTimeout past the time limit."""
+        version = self.version
+        deadline = time.monotonic() + self.time_limit_s
+        started = time.perf_counter()
+        with tempfile.TemporaryDirectory(dir=self.work_root, prefix="convert-") as scratch:
+            work = Path(scratch)
+            source = work / f"document{OFFICE_FORMATS[media_type]}"
+            source.write_bytes(data)
+            sheets: list[Sheet] = []
+            pdf_filter = _PDF_FILTER
+            if media_type.is_spreadsheet:
+                sheets = self._sheets(source, work, media_type, deadline)
+                if all(_fits_one_page(sheet) for sheet in sheets):
+                    pdf_filter = _SHEETS_PDF_FILTER
+            out = work / "pdf"
+            self._run(source, pdf_filter, out, work, media_type, deadline)
+            pdf = out / f"{source.stem}.pdf"
+            if not pdf.is_file() or pdf.stat().st_size == 0:
+                raise _unreadable(media_type)
+            return Converted(
+                pdf=pdf.read_bytes(),
+                version=version,
+                seconds=time.perf_counter() - started,
+                sheets=sheets,
+            )
+
+    def _sheets(
+        self, source: Path, work: Path, media_type: MediaType, deadline: float
+    ) -> list[Sheet]:
+        out = work / "csv"
+        printed = self._run(source, _CSV_FILTER, out, work, media_type, deadline)
+        sheets = []
+        for line in printed.splitlines():
+            written = _SHEET_WRITTEN_RE.match(line.strip())
+            if written is None:
+                continue
+            path = Path(written["path"])
+            if path.parent != out or not path.is_file():
+                continue
+            with path.open(encoding="utf-8", newline="") as table:
+                rows = [list(row) for row in csv.reader(table)]
+            sheets.append(Sheet(name=written["name"], rows=_trimmed(rows)))
+        if not sheets:
+            raise _unreadable(media_type)
+        return sheets
+
+    def _run(
+        self,
+        source: Path,
+        export: str,
+        out: Path,
+        work: Path,
+        media_type: MediaType,
+        deadline: float,
+    ) -> str:
+        """One `soffice --convert-to` run in a fresh profile; its stdout."""
+        profile = work / f"profile-{out.name}"
+        (profile / "user").mkdir(parents=True)
+        (profile / "user" / "registrymodifications.xcu").write_text(_PROFILE, encoding="utf-8")
+        command = [
+            self.soffice,
+            f"-env:UserInstallation={profile.as_uri()}",
+            "--headless",
+            "--invisible",
+            "--nologo",
+            "--nodefault",
+            "--nolockcheck",
+            "--norestore",
+            "--convert-to",
+            export,
+            "--outdir",
+            str(out),
+            str(source),
+        ]
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _timed_out(media_type, self.time_limit_s)
+        # A session of its own: at the limit, soffice and every process it started go together.
+        process = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=_environment(work),
+            cwd=work,
+            start_new_session=True,
+        )
+        try:
+            stdout, _ = process.communicate(timeout=remaining)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            raise _timed_out(media_type, self.time_limit_s) from None
+        finally:
+            _kill_group(process)  # what it left behind (a forked helper) goes too
+        return stdout
+
+
+def _environment(work: Path) -> dict[str, str]:
+    """What soffice sees: a home and temp of its own, a dead proxy, and nothing of the function's
+    environment (its AWS credentials least of all)."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "HOME": str(work),
+        "TMPDIR": str(work),
+        "LANG": "C.UTF-8",
+        "SAL_USE_VCLPLUGIN": "svp",
+        "http_proxy": _DEAD_PROXY,
+        "https_proxy": _DEAD_PROXY,
+        "HTTP_PROXY": _DEAD_PROXY,
+        "HTTPS_PROXY": _DEAD_PROXY,
+        "no_proxy": "",
+    }
+
+
+def _kill_group(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _trimmed(rows: list[list[str]]) -> list[list[str]]:
+    """Rows without their trailing empty cells, and no empty rows at the end."""
+    rows = [list(row) for row in rows]
+    while rows and not any(cell.strip() for cell in rows[-1]):
+        rows.pop()
+    width = max(
+        (max((i + 1 for i, cell in enumerate(row) if cell.strip()), default=0) for row in rows),
+        default=0,
+    )
+    return [row[:width] + [""] * (width - len(row[:width])) for row in rows]
+
+
+def _fits_one_page(sheet: Sheet) -> bool:
+    columns = max((len(row) for row in sheet.rows), default=0)
+    return len(sheet.rows) <= SINGLE_PAGE_SHEET_ROWS and columns <= SINGLE_PAGE_SHEET_COLUMNS
+
+
+def _unreadable(media_type: MediaType) -> CorruptDocument:
+    return CorruptDocument(
+        f"the {media_type.label} file cannot be read: {CONVERTER} could not open it as a "
+        f"{media_type.label} document (damaged, or not what its content claims)"
+    )
+
+
+def _timed_out(media_type: MediaType, limit_s: float) -> ConversionTimeout:
+    return ConversionTimeout(
+        f"converting the {media_type.label} file to PDF took longer than {limit_s:.0f} s and "
+        "was stopped"
+    )
+
+
+def soffice_path() -> str:
+    """The soffice program on PATH; FileNotFoundError naming the packages when missing."""
+    found = shutil.which("soffice") or shutil.which("libreoffice")
+    if found is None:
+        raise FileNotFoundError(
+            "LibreOffice is not installed (soffice is not on PATH): install Debian's "
+            "libreoffice-core-nogui and its -writer, -calc and -impress -nogui packages"
+        )
+    return found

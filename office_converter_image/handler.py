@@ -1,0 +1,52 @@
+"""Lambda entry point of the Office converter (container image): invoked synchronously by the
+processor with a ConversionRequest; answers a ConversionResponse.
+
+Thin: parse the event, hand it to `OfficeConverter` (created once per container). The function
+reads the input bucket and writes the job's `work/<job_id>/converted/` objects, nothing else:
+no status table, no model cache, no other job's results (docs/security.md).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aws_lambda_powertools import Logger
+
+from idp.aws.clients import client
+from idp.contract.conversion import ConversionRequest
+from idp.contract.names import Service
+from idp.document.office.libreoffice import LibreOffice, soffice_path
+from office_converter_image.convert import OfficeConverter
+from office_converter_image.settings import ConverterSettings
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
+logger = Logger(service=Service.CONVERTER.value)
+
+
+@cache
+def office_converter() -> OfficeConverter:
+    settings = ConverterSettings.from_env()
+    return OfficeConverter(
+        s3=client("s3"),
+        input_bucket=settings.input_bucket,
+        results_bucket=settings.results_bucket,
+        libreoffice=LibreOffice(
+            soffice=soffice_path(),
+            work_root=Path(tempfile.gettempdir()),  # Lambda's one writable directory
+            time_limit_s=settings.time_limit_seconds,
+        ),
+        max_input_bytes=settings.max_input_bytes,
+    )
+
+
+@logger.inject_lambda_context(clear_state=True)
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    # A malformed event is a bug of the caller (the processor): let it raise.
+    request = ConversionRequest.model_validate(event)
+    logger.append_keys(job_id=request.job_id)
+    return office_converter().convert(request).model_dump(exclude_none=True)
