@@ -1,0 +1,125 @@
+"""Office files the tests need beyond the real samples (devkit.office_samples): the samples made
+hostile (encrypted, truncated, unreadable, a ZIP bomb), a document slow to convert, and the
+legacy formats LibreOffice writes from a real sample."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import zipfile
+import zlib
+from pathlib import Path
+
+from devkit.office_samples import sample_bytes
+
+ZIP_BOMB_BYTES = 1100 * 1024 * 1024  # over the converter's 1 GiB unpacked limit
+
+
+def encrypted_docx(password: str = "secret") -> bytes:
+    """A real DOCX sample encrypted with a password, as Word saves it (an OLE2 file holding the
+    EncryptedPackage), by msoffcrypto-tool."""
+    from msoffcrypto.format.ooxml import OOXMLFile
+
+    out = io.BytesIO()
+    OOXMLFile(io.BytesIO(sample_bytes("docx-table"))).encrypt(password, out)
+    return out.getvalue()
+
+
+def truncated_docx() -> bytes:
+    """A real DOCX sample cut in half (its ZIP central directory lost)."""
+    data = sample_bytes("docx-table")
+    return data[: len(data) // 2]
+
+
+def unreadable_docx() -> bytes:
+    """A whole DOCX package whose document part is not XML: LibreOffice cannot load it."""
+    source = zipfile.ZipFile(io.BytesIO(sample_bytes("docx-table")))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename == "word/document.xml":
+                data = b"\x00\x01 not a document " * 100
+            package.writestr(info, data)
+    return out.getvalue()
+
+
+def zip_bomb_docx(unpacked: int = ZIP_BOMB_BYTES) -> bytes:
+    """A DOCX package whose document part inflates to `unpacked` bytes of zeros (about 1 MB
+    packed per GB): a ZIP bomb in an OOXML container."""
+    source = zipfile.ZipFile(io.BytesIO(sample_bytes("docx-table")))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for info in source.infolist():
+            if info.filename != "word/document.xml":
+                package.writestr(info, source.read(info))
+        with package.open("word/document.xml", "w", force_zip64=True) as part:
+            block = b"\0" * (1024 * 1024)
+            for _ in range(unpacked // len(block)):
+                part.write(block)
+    return out.getvalue()
+
+
+def lying_zip_bomb_docx(unpacked: int = 64 * 1024 * 1024) -> bytes:
+    """A DOCX whose document part declares 1 KB but inflates to `unpacked` bytes."""
+    data = bytearray(zip_bomb_docx(unpacked))
+    name = b"word/document.xml"
+    # The part's central-directory entry: signature, then its uncompressed size at offset 24.
+    entry = data.rfind(b"PK\x01\x02", 0, data.rfind(name))
+    if data[entry + 24 : entry + 28] != b"\xff\xff\xff\xff":
+        data[entry + 24 : entry + 28] = (1024).to_bytes(4, "little")
+    return bytes(data)
+
+
+def encrypted_odt() -> bytes:
+    """An ODT package whose manifest lists its content as encrypted (what a password sets)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as package:
+        package.writestr(zipfile.ZipInfo("mimetype"), b"application/vnd.oasis.opendocument.text")
+        package.writestr(
+            "META-INF/manifest.xml",
+            b'<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:'
+            b'manifest:1.0"><manifest:file-entry manifest:full-path="content.xml">'
+            b'<manifest:encryption-data manifest:checksum-type="SHA1/1K"/>'
+            b"</manifest:file-entry></manifest:manifest>",
+        )
+        package.writestr("content.xml", zlib.compress(b"ciphertext" * 50))
+    return out.getvalue()
+
+
+def slow_docx(paragraphs: int = 20_000) -> bytes:
+    """A long plain DOCX (about 1,700 pages) that takes LibreOffice tens of seconds to lay out."""
+    import docx
+
+    document = docx.Document()
+    line = "lorem ipsum dolor sit amet consectetur " * 6
+    for number in range(paragraphs):
+        document.add_paragraph(f"Paragraph {number}: {line}")
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def saved_as(data: bytes, suffix: str, export: str, folder: Path) -> bytes:
+    """`data` (a document of `suffix`) saved by LibreOffice in another format (`export`, a
+    --convert-to target such as "doc" or "xls:MS Excel 97")."""
+    source = folder / f"source{suffix}"
+    source.write_bytes(data)
+    out = folder / "out"
+    subprocess.run(
+        [
+            "soffice",
+            f"-env:UserInstallation={(folder / 'profile').as_uri()}",
+            "--headless",
+            "--convert-to",
+            export,
+            "--outdir",
+            str(out),
+            str(source),
+        ],
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
+    (written,) = out.iterdir()
+    return written.read_bytes()
