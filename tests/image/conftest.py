@@ -13,6 +13,7 @@ from devkit.local.lambda_container import DockerUnavailable, require_docker
 
 PROCESSOR_IMAGE_ENV = "IDP_PROCESSOR_IMAGE"
 VL_CPU_IMAGE_ENV = "IDP_VL_CPU_IMAGE"
+CONVERTER_IMAGE_ENV = "IDP_CONVERTER_IMAGE"
 
 
 def _image(variable: str) -> str:
@@ -34,3 +35,8 @@ def processor_image() -> str:
 @pytest.fixture(scope="session")
 def vl_cpu_image() -> str:
     return _image(VL_CPU_IMAGE_ENV)
+
+
+@pytest.fixture(scope="session")
+def converter_image() -> str:
+    return _image(CONVERTER_IMAGE_ENV)
