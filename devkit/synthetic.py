@@ -260,14 +260,14 @@ def gif_image() -> bytes:
     return encode(Image.new("RGB", (40, 20), "white"), "GIF")
 
 
-def docx_like() -> bytes:
-    """A ZIP container with a Word document's layout (what a .docx is)."""
+def zip_archive() -> bytes:
+    """A ZIP archive of files that make no Office document (what a user may name .docx)."""
     import zipfile
 
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("[Content_Types].xml", "<Types/>")
-        archive.writestr("word/document.xml", "<w:document/>")
+        archive.writestr("notes.txt", "minutes of the meeting")
+        archive.writestr("photos/readme.md", "# photos")
     return buffer.getvalue()
 
 

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 from devkit.synthetic import encode_pages, render_page, sample_lines
@@ -22,6 +23,29 @@ def main() -> None:
     (HERE / "sample-letter.pdf").write_bytes(pdf)
     (HERE / "sample-letter.txt").write_text("\n\n".join("\n".join(lines) for lines in pages) + "\n")
     print(f"wrote {HERE / 'sample-letter.pdf'} ({len(pdf)} bytes, {len(pages)} pages)")
+    write_docx(pages, HERE / "sample-letter.docx")
+
+
+def write_docx(pages: list[list[str]], path: Path) -> None:
+    """The same letter as a Word document (Calibri, a page break between its two pages): what
+    `make demo` converts beside the scanned PDF."""
+    import docx
+    from docx.enum.text import WD_BREAK
+
+    document = docx.Document()
+    document.styles["Normal"].font.name = "Calibri"
+    for number, lines in enumerate(pages):
+        if number:
+            document.paragraphs[-1].add_run().add_break(WD_BREAK.PAGE)
+        for line in lines:
+            document.add_paragraph(line)
+    # Fixed metadata, so that the file is the same every time it is made.
+    properties = document.core_properties
+    properties.author = "paddle-idp"
+    properties.created = properties.modified = properties.last_printed = datetime(2026, 1, 1)
+    properties.revision = 1
+    document.save(str(path))
+    print(f"wrote {path} ({path.stat().st_size} bytes)")
 
 
 if __name__ == "__main__":

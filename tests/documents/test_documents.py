@@ -118,7 +118,7 @@ BadInput = Callable[[], bytes]
         (synthetic.text_file, UnsupportedMediaType, "plain text"),
         (synthetic.html_file, UnsupportedMediaType, "HTML"),
         (synthetic.gif_image, UnsupportedMediaType, "GIF"),
-        (synthetic.docx_like, UnsupportedMediaType, "ZIP"),
+        (synthetic.zip_archive, UnsupportedMediaType, "ZIP archive that is no Office document"),
         (lambda: b"\x00\x01\x02\x03garbage\xff\xfe", UnsupportedMediaType, "binary"),
         (
             lambda: synthetic.truncated(synthetic.pdf_pages([_page(), _page()])),
@@ -143,7 +143,7 @@ BadInput = Callable[[], bytes]
         "text-named-png",
         "html-named-pdf",
         "gif",
-        "docx",
+        "zip-named-docx",
         "unknown-binary",
         "truncated-pdf",
         "pdf-header-only",

@@ -8,6 +8,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from pypdf import PdfReader
 
 from devkit.office_samples import SAMPLES, sample_bytes
 from idp.contract.errors import (
@@ -18,9 +19,11 @@ from idp.contract.errors import (
 )
 from idp.contract.names import MediaType
 from idp.document.media_types import detect_media_type
+from idp.document.office.libreoffice import LibreOffice, soffice_path
 from idp.document.office.preflight import PackageLimits, check_office_file
 from tests.office import files
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SMALL_LIMITS = PackageLimits(max_unpacked_bytes=32 * 1024 * 1024)
 
 
@@ -112,3 +115,24 @@ def test_too_many_parts_are_refused() -> None:
             package.writestr(f"word/media/{number}.bin", b"x")
     with pytest.raises(InputTooLarge, match="holds 52 parts"):
         check_office_file(archive.getvalue(), MediaType.DOCX, PackageLimits(max_entries=40))
+
+
+def test_a_calibri_document_keeps_its_pages_in_carlito(tmp_path: Path) -> None:
+    # GIVEN the demo letter as Word saves it: Calibri, a page break between its two pages
+    data = (REPO_ROOT / "samples" / "sample-letter.docx").read_bytes()
+
+    # WHEN LibreOffice converts it
+    converted = LibreOffice(soffice=soffice_path(), work_root=tmp_path).convert(
+        data, MediaType.DOCX
+    )
+
+    # THEN Calibri is set in its metric-compatible twin, Carlito, and the pages hold
+    reader = PdfReader(io.BytesIO(converted.pdf))
+    assert len(reader.pages) == 2
+    fonts = {
+        str(font["/BaseFont"])
+        for page in reader.pages
+        for font in page["/Resources"]["/Font"].values()
+    }
+    assert fonts
+    assert all(font.endswith("+Carlito") for font in fonts), fonts

@@ -71,7 +71,9 @@ BAD_FILES: dict[str, BadFile] = {
     "html-named-png": BadFile(
         "page.png", synthetic.html_file, "UNSUPPORTED_MEDIA_TYPE", ("HTML", "PDF, PNG")
     ),
-    "docx": BadFile("letter.docx", synthetic.docx_like, "UNSUPPORTED_MEDIA_TYPE", ("ZIP", "DOCX")),
+    "zip-named-docx": BadFile(
+        "letter.docx", synthetic.zip_archive, "UNSUPPORTED_MEDIA_TYPE", ("ZIP", "no Office")
+    ),
     "gif": BadFile("logo.gif", synthetic.gif_image, "UNSUPPORTED_MEDIA_TYPE", ("GIF",)),
     "decompression-bomb-png": BadFile(
         "bomb.png",
