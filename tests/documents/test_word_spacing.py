@@ -189,6 +189,33 @@ def test_spaces_around_and_between_numbers_are_still_written() -> None:
     assert decode(ctc_line("2026", "11:07", space=0.8)) == ["2026 11:07"]
 
 
+def test_no_space_is_written_after_a_thousands_separator() -> None:
+    # GIVEN "1,117,411.70" as a 150-dpi scan reads it: after the first comma a blank column
+    # wider than the line's pitch with p(space) 0.28
+    amount = ctc_line("1,", "117,411.70", space=0.28)
+
+    # WHEN decoded THEN the amount is one token; a list of numbers keeps its space
+    assert decode(amount) == ["1,117,411.70"]
+    assert decode(ctc_line("17,", "71", space=0.28)) == ["17, 71"]
+    # and a space the model wrote itself there, at a word gap's width, is kept
+    assert decode(ctc_line("1,", "117", space=0.9)) == ["1, 117"]
+
+
+def test_a_number_after_a_word_gets_its_space_on_weak_evidence() -> None:
+    # GIVEN "receipt771104" as PP-OCRv5 reads it: p(space) 0.10 in the gap before the number
+    line = ctc_line("receipt", "771104", space=0.10)
+    assert STOCK([line[None]])[0] == ["receipt771104"]
+
+    # WHEN decoded THEN the number is its own token
+    assert decode(line) == ["receipt 771104"]
+    # while a code with a letter or two before its digits, and two words, need the usual
+    assert decode(ctc_line("x", "86", space=0.10), ctc_line("mp", "3", space=0.10)) == [
+        "x86",
+        "mp3",
+    ]
+    assert decode(ctc_line("receipt", "number", space=0.10)) == ["receiptnumber"]
+
+
 def test_a_dash_the_model_half_saw_between_two_words_is_written() -> None:
     # GIVEN "recording—while" and "meant—I" as a real scan reads them: blank wins the gap
     # column, the dash classes together hold 0.2 or more of it

@@ -33,7 +33,14 @@ narrow "1" leaves ("1 7/03/2026") or one after a thousands comma is no word gap,
 and "+44 20 7946" are a column wider. A space the model itself wrote there with its two sides
 closer than the pitch is dropped ("11, 111.11"). On the demo letter and a page of dates, amounts,
 codes and phone numbers (tests/documents/test_word_spacing.py), every space inside those numbers
-came from such gaps, and every space between two numbers was at least a column wider.
+came from such gaps, and every space between two numbers was at least a column wider. After a
+thousands separator (a comma between a digit and a group of exactly three digits that ends the
+number) a blank column is no evidence at all: on a 150-dpi scan "1,117,411.70" had a gap a
+column wider than the pitch with p(space) 0.28 after its first comma; only a space the model
+wrote itself stands there. Between a lowercase word and a number after it (the three characters
+before the digit lowercase letters) p(space) >= NUMBER_SPACE_EVIDENCE (0.06) will do: PP-OCRv5
+gives such gaps 0.09-0.11 where it loses the space ("receipt771104"), while codes such as "x86"
+or "mp3" keep the usual evidence.
 
 The same happens to a dash set without spaces between two words ("recording—while", "meant—I"):
 the model gives the dash classes real weight in a blank column and the stock decoder writes
@@ -72,6 +79,10 @@ logger = logging.getLogger(__name__)
 DASH_EVIDENCE: Final = 0.20
 """Least p(—) + p(–) + p(-) in a blank column between two letters that makes it a dash."""
 DASHES: Final = ("—", "–", "-")  # em dash, en dash, hyphen-minus
+NUMBER_SPACE_EVIDENCE: Final = 0.06
+"""Least p(space) in a blank column between a lowercase word and a digit that makes it a word
+space: a number after a word is rarely part of it, and PP-OCRv5 gives such gaps 0.09-0.11 where
+it loses the space ("receipt771104", "ref7731"); inside words the space class stays under 0.05."""
 
 BLANK: Final = 0  # CTC blank: PaddleX puts it first in the model's character list
 SPACE: Final = " "  # and the space last (use_space_char)
@@ -132,6 +143,7 @@ class _Classes:
     is_word: Flags  # a letter or digit of a script that spaces its words
     is_digit: Flags  # a decimal digit
     joins_digits: Flags  # a mark that sits inside a number, date or code: , . : / -
+    groups_digits: Flags  # a thousands separator: ,
 
 
 @lru_cache(maxsize=8)
@@ -150,6 +162,7 @@ def _classes(characters: tuple[str, ...]) -> _Classes:
         is_word=flags(separates_words),
         is_digit=flags(lambda ch: len(ch) == 1 and ch.isdecimal()),
         joins_digits=flags(lambda ch: ch in _NUMBER_MARKS),
+        groups_digits=flags(lambda ch: ch == ","),
     )
 
 
@@ -227,6 +240,7 @@ class WordGaps:
             & known.ends_word[left_class]
             & known.starts_word[right_class]
             & ~self._after_ligature(classes, emitted, width)
+            & ~self._thousands_groups(classes, emitted, width)
         )
         if not candidate.any():
             return np.empty(0, dtype=np.intp)
@@ -234,7 +248,9 @@ class WordGaps:
         starts, ends = left[candidate] + 1, right[candidate]
         bounds = np.column_stack((starts, ends)).ravel()
         strongest = np.maximum.reduceat(evidence, bounds)[::2]
-        strong = strongest >= self.threshold
+        # A number after a word: weaker evidence will do (PP-OCRv5 gives "receipt771104" 0.10).
+        before_number = self._word_before_number(classes, emitted, width)[candidate]
+        strong = strongest >= np.where(before_number, NUMBER_SPACE_EVIDENCE, self.threshold)
         if not strong.any():
             return np.empty(0, dtype=np.intp)
         pitch = self._pitch(line[adjacent], distance[adjacent])
@@ -271,6 +287,49 @@ class WordGaps:
             known.is_digit[left] | (known.joins_digits[left] & after_digit)
         )
         return inside
+
+    def _thousands_groups(self, classes: Int, emitted: Int, width: int) -> Flags:
+        """Per gap between emitted characters: is it after a thousands separator, a comma
+        between a digit and a group of exactly three digits that ends the number
+        ("1,117,411.70")? Such a gap is never a word space unless the model wrote one: a list
+        of numbers ("17, 71") has groups of other lengths, or a written space."""
+        known = self._classes
+        count = emitted.size - 1
+        found = np.zeros(max(count, 0), dtype=bool)
+        if count < 4:
+            return found
+        line = emitted // width
+        digit = known.is_digit[classes[emitted]]
+        comma = known.groups_digits[classes[emitted]]
+        for gap in np.flatnonzero(comma[1:-3]) + 1:  # the comma's index among the emitted
+            group = slice(gap + 1, gap + 4)
+            after = gap + 4
+            found[gap] = bool(
+                digit[gap - 1]
+                and digit[group].all()
+                and (line[gap - 1 : after] == line[gap]).all()
+                and (after == emitted.size or line[after] != line[gap] or not digit[after])
+            )
+        return found
+
+    def _word_before_number(self, classes: Int, emitted: Int, width: int) -> Flags:
+        """Per gap between emitted characters: does a digit follow a lowercase word (its
+        last three characters lowercase letters of the same line: "invoice3442", not "x86"
+        or "mp3")?"""
+        known = self._classes
+        found = np.zeros(max(emitted.size - 1, 0), dtype=bool)
+        if emitted.size < 4:
+            return found
+        line = emitted // width
+        lower = known.is_lower[classes[emitted]]
+        found[2:] = (
+            lower[:-3]
+            & lower[1:-2]
+            & lower[2:-1]
+            & (line[:-3] == line[3:])
+            & known.is_digit[classes[emitted[3:]]]
+        )
+        return found
 
     def number_spaces(self, best: Int) -> Int:
         """Flat indices into `best` of the space columns the model wrote inside a number where
