@@ -31,6 +31,9 @@ class Word(BaseModel):
 
     text: str
     box: Quad
+    # The lowest confidence of its characters, where the recognizer gave them (PP-OCRv5,
+    # PP-OCRv6): one doubtful digit makes a doubtful number.
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class Line(BaseModel):
@@ -136,6 +139,8 @@ class ReviewReason(StrEnum):
     TEXT_VERTICAL = "text_vertical"  # most lines stand upright: a sideways page read as given
     ORIENTATION_UNCERTAIN = "orientation_uncertain"  # the evidence on rotation was contested
     LOW_RESOLUTION = "low_resolution"  # the scan itself has too few pixels for its text
+    # A number, date or code read with a doubtful character: an amount or a date may be wrong.
+    NUMBERS_DOUBTFUL = "numbers_doubtful"
 
 
 PageVerdict = Literal["ok", "review"]
@@ -156,6 +161,10 @@ class PageQuality(BaseModel):
     # The same as the text detector saw it (the page scaled to its input limit), where known.
     detected_line_px: float | None = None
     retried: str | None = None  # what a second read of the page changed, where one ran
+    # Numeric tokens (digits and , . / : -) whose words carry a confidence, and how many of
+    # them have a character read with low confidence; None where no word carries one.
+    numbers: int | None = None
+    doubtful_numbers: list[str] = Field(default_factory=list)
 
 
 class PageResult(BaseModel):

@@ -101,7 +101,9 @@ def page_blocks(page: PageResult, *, job_id: str) -> list[dict[str, Any]]:
             (
                 {
                     "BlockType": "WORD",
-                    "Confidence": confidence,
+                    "Confidence": (
+                        confidence if word.confidence is None else round(word.confidence * 100, 4)
+                    ),
                     "Text": word.text,
                     "TextType": "PRINTED",
                     "Geometry": geometry(word.box, width, height),

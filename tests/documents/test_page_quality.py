@@ -340,3 +340,73 @@ def test_a_second_read_with_fewer_doubts_replaces_the_first() -> None:
     second = PageQuality(verdict="ok", mean_confidence=0.95)
     assert second_read_is_better(first, second)
     assert not second_read_is_better(second, first)
+
+
+def _with_number_confidence(read: PageContent, number: str, confidence: float) -> PageContent:
+    """The read with the word `number` given `confidence`, as if one of its digits were
+    doubtful."""
+    lines = [
+        line.model_copy(
+            update={
+                "words": [
+                    word.model_copy(update={"confidence": confidence})
+                    if word.text.strip(".,") == number
+                    else word
+                    for word in line.words
+                ]
+            }
+        )
+        for line in read.lines
+    ]
+    return PageContent(lines=lines)
+
+
+@pytest.mark.ocr
+def test_numbers_read_with_sure_digits_leave_a_page_ok(
+    letter: PageImage, letter_read: PageContent
+) -> None:
+    # GIVEN the demo letter read by PP-OCRv5: its amounts, dates and phone number
+    # WHEN the read is assessed
+    quality = assess_page(letter.pixels, letter_read, letter.render)
+
+    # THEN every number was measured, none is doubtful
+    assert quality.numbers is not None
+    assert quality.numbers >= 5
+    assert quality.doubtful_numbers == []
+    assert ReviewReason.NUMBERS_DOUBTFUL not in quality.reasons
+
+
+@pytest.mark.ocr
+def test_an_amount_read_with_a_doubtful_digit_puts_the_page_up_for_review(
+    letter: PageImage, letter_read: PageContent
+) -> None:
+    # GIVEN the demo letter where the amount's least sure digit was read at 0.5
+    doubtful = _with_number_confidence(letter_read, "1,284.50", 0.5)
+
+    # WHEN the read is assessed
+    quality = assess_page(letter.pixels, doubtful, letter.render)
+
+    # THEN the page goes to review, and says which number to check
+    assert quality.verdict == "review"
+    assert quality.reasons == [ReviewReason.NUMBERS_DOUBTFUL]
+    assert quality.doubtful_numbers == ["1,284.50"]
+
+
+@pytest.mark.ocr
+def test_words_without_a_confidence_give_no_verdict_on_numbers(
+    letter: PageImage, letter_read: PageContent
+) -> None:
+    # GIVEN the letter's lines as an engine that gives no per-word confidence reads them
+    bare = PageContent(
+        lines=[
+            line.model_copy(
+                update={"words": [w.model_copy(update={"confidence": None}) for w in line.words]}
+            )
+            for line in letter_read.lines
+        ]
+    )
+
+    # WHEN assessed THEN nothing is said about its numbers
+    quality = assess_page(letter.pixels, bare, letter.render)
+    assert (quality.numbers, quality.doubtful_numbers) == (None, [])
+    assert quality.verdict == "ok"

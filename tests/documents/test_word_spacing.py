@@ -394,3 +394,64 @@ def test_a_chinese_page_reads_as_without_the_space_decoder(
     # THEN the space decoder adds nothing between Chinese characters
     assert read == expected
     assert read[0] == "会议纪要：预算审查推迟到第三季度。"
+
+
+def _doubtful(line: np.ndarray, position: int, read: str, behind: str, p: float) -> np.ndarray:
+    """`line` (from ctc_line, gap 1) with its character at `position` (counted over all its
+    words) read as `read` at 0.95 - p, with `behind` close behind at p."""
+    changed = line.copy()
+    column = np.full(len(STOCK.character), 0.05 / (len(STOCK.character) - 2))
+    column[STOCK.character.index(read)] = 0.95 - p
+    column[STOCK.character.index(behind)] = p
+    emitted = np.flatnonzero(line.argmax(axis=1) != BLANK)
+    changed[emitted[position]] = column
+    return changed
+
+
+def test_a_look_alike_letter_in_a_number_is_read_as_the_digit_close_behind_it() -> None:
+    # GIVEN "2026" and "1,150" where the recognizer's first choice is a letter, the digit behind
+    year = _doubtful(ctc_line("2026", space=0), 1, read="O", behind="0", p=0.35)
+    amount = _doubtful(ctc_line("1,150", space=0), 2, read="l", behind="1", p=0.30)
+    assert STOCK([year[None]])[0] == ["2O26"]
+
+    # WHEN decoded THEN the digits are read
+    assert decode(year, amount) == ["2026", "1,150"]
+
+
+def test_a_look_alike_letter_stays_a_letter_in_a_word_or_without_a_digit_behind_it() -> None:
+    # GIVEN a word and a code whose letters have a digit behind them, and a number whose
+    # letter has no digit close behind
+    word = _doubtful(ctc_line("BOOK", space=0), 1, read="O", behind="0", p=0.35)
+    code = _doubtful(ctc_line("B2B", space=0), 0, read="B", behind="8", p=0.35)
+    sure = _doubtful(ctc_line("2026", space=0), 1, read="O", behind="0", p=0.02)
+
+    # WHEN decoded THEN they read as the recognizer read them
+    assert decode(word, code, sure) == ["BOOK", "B2B", "2O26"]
+
+
+def test_each_token_of_a_line_carries_its_least_sure_characters_confidence() -> None:
+    # GIVEN "Invoice 3442" whose second "4" the recognizer is unsure of (0.55)
+    line = _doubtful(ctc_line("Invoice", "3442", space=0.9), 10, read="4", behind="9", p=0.40)
+    decoder = SpaceAwareCtcDecode(STOCK)
+
+    # WHEN it is decoded while token confidences are kept
+    with decoder.token_confidences() as confidences:
+        texts, _ = decoder([line[None]])
+
+    # THEN the number carries the doubtful digit's confidence, the word its own
+    assert texts == ["Invoice 3442"]
+    assert confidences["Invoice 3442"] == pytest.approx([0.98, 0.55])
+
+
+def test_a_digit_whose_look_alike_letter_is_close_behind_is_no_doubt_in_a_number() -> None:
+    # GIVEN "40" set in capitals: the recognizer gives its "0" 0.6 and the letter "O" 0.35
+    line = _doubtful(ctc_line("TEA", "40", space=0.9), 5, read="0", behind="O", p=0.35)
+    decoder = SpaceAwareCtcDecode(STOCK)
+
+    # WHEN it is decoded while token confidences are kept
+    with decoder.token_confidences() as confidences:
+        texts, _ = decoder([line[None]])
+
+    # THEN the number is as sure as the digit and its look-alike together
+    assert texts == ["TEA 40"]
+    assert confidences["TEA 40"] == pytest.approx([0.98, 0.95], abs=0.01)

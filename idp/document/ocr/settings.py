@@ -40,6 +40,9 @@ class EngineSettings:
     # Word spaces the recognizer saw but lost to CTC's blank (idp.document.ocr.paddle.decoder): the
     # least p(space) that writes one. None decodes text lines exactly as PaddleX does.
     word_space_evidence: float | None = SPACE_EVIDENCE
+    # With it, a look-alike letter in a token of digits ("2O26") is read as the digit close
+    # behind it in probability (decoder.LookalikeDigits).
+    lookalike_digits: bool = True
     # PP-StructureV3 parts. Formula recognition (PP-FormulaNet_plus-L) is off on CPU: it is
     # by far the slowest sub-model and most business documents carry no formulas. Its regions'
     # text is read by this text-line model unless the job names one (JobOptions.text_model):

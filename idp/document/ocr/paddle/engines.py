@@ -38,7 +38,7 @@ from idp.document.ocr.paddle.classifiers import (
     PaddleLineOrientation,
     PaddleOrientationClassifier,
 )
-from idp.document.ocr.paddle.decoder import install_space_decoder
+from idp.document.ocr.paddle.decoder import install_space_decoder, space_decoder_of
 from idp.document.ocr.paddle.environment import (
     match_paddlex_log_level,
     prepare_paddle_environment,
@@ -122,8 +122,14 @@ class PaddleOcrEngine(_PaddlePipelineEngine):
         return read_in_tiles(page, self._recognize_whole, self.detector_side)
 
     def _recognize_whole(self, page: PageImage) -> PageContent:
-        result = self._predict(page)
-        return PageContent(lines=lines_from_ocr(result, page.width, page.height))
+        decoder = space_decoder_of(self._pipeline)
+        if decoder is None:
+            result = self._predict(page)
+            return PageContent(lines=lines_from_ocr(result, page.width, page.height))
+        with decoder.token_confidences() as confidences:
+            result = self._predict(page)
+        lines = lines_from_ocr(result, page.width, page.height, token_confidences=confidences)
+        return PageContent(lines=lines)
 
     def read_lines(
         self, lines: Sequence[np.ndarray[Any, np.dtype[np.uint8]]]
@@ -224,7 +230,11 @@ def _build_structure_engine(
         )
     share_text_reader(pipeline)
     if settings.word_space_evidence is not None:
-        install_space_decoder(pipeline, threshold=settings.word_space_evidence)
+        install_space_decoder(
+            pipeline,
+            threshold=settings.word_space_evidence,
+            lookalike_digits=settings.lookalike_digits,
+        )
     models = plan.models()
     logger.info("PP-StructureV3 engine ready: %s; text on %s", ", ".join(models), runtime)
     info = EngineInfo(name=f"{ENGINE_NAME}/{runtime}", version=_library_version(), models=models)
@@ -251,7 +261,11 @@ def build_paddle_engine(
         **engine_kwargs(model, model_dirs, options, settings, runtime)
     )
     if settings.word_space_evidence is not None:
-        install_space_decoder(pipeline, threshold=settings.word_space_evidence)
+        install_space_decoder(
+            pipeline,
+            threshold=settings.word_space_evidence,
+            lookalike_digits=settings.lookalike_digits,
+        )
     logger.info("%s engine ready: %s on %s", model.value, ", ".join(roles.values()), runtime)
     engine = kind.engine(pipeline, info=_engine_info(runtime, roles))
     if isinstance(engine, PaddleOcrEngine) and settings.det_limit_type == "max":

@@ -4,7 +4,7 @@ this system's lines, blocks and page Markdown."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -35,10 +35,17 @@ def quad_from_points(points: Any, width: int, height: int) -> Quad:
     return (pts[0], pts[1], pts[2], pts[3])
 
 
-def lines_from_ocr(result: Mapping[str, Any], width: int, height: int) -> list[Line]:
+def lines_from_ocr(
+    result: Mapping[str, Any],
+    width: int,
+    height: int,
+    *,
+    token_confidences: Mapping[str, Sequence[float]] | None = None,
+) -> list[Line]:
     """PaddleOCR's OCRResult (rec_texts, rec_scores, rec_polys, and text_word /
     text_word_region when read with return_word_box) → lines, in the engine's order (by y:
-    idp.document.ocr.steps.reading_order puts PP-OCRv5's in reading order)."""
+    idp.document.ocr.steps.reading_order puts PP-OCRv5's in reading order). Where
+    `token_confidences` has a line's text, its words carry them (the decoder's, per token)."""
     texts = list(result.get("rec_texts") or [])
     scores = list(result.get("rec_scores") or [])
     raw_polys = result.get("rec_polys")
@@ -54,6 +61,12 @@ def lines_from_ocr(result: Mapping[str, Any], width: int, height: int) -> list[L
             words = words_on_line(
                 poly, str(text), word_texts[index], word_boxes[index], width, height
             )
+            confidences = (token_confidences or {}).get(str(text))
+            if confidences is not None and len(confidences) == len(words):
+                words = [
+                    word.model_copy(update={"confidence": round(float(c), 4)})
+                    for word, c in zip(words, confidences, strict=True)
+                ]
         lines.append(
             Line(
                 text=str(text),
