@@ -65,8 +65,9 @@ digit holds p >= LOOKALIKE_EVIDENCE in the letter's column (`LookalikeDigits`). 
 their least sure character, which the engine puts on the line's words (`Word.confidence`): one
 doubtful digit in an amount is lost in a line's mean, not in its token's minimum. In a token
 that is mostly digits a digit's confidence counts its look-alike letters' probability too: a
-receipt's "40" set in capitals gives "0" 0.6 and "O" 0.35, the same glyph, no doubt. Taking the argmax once instead of PaddleX's argmax and max makes this decoder
-cheaper than the stock one.
+receipt's "40" set in capitals gives "0" 0.6 and "O" 0.35, the same glyph, no doubt. Taking
+the argmax once instead of PaddleX's argmax and max makes this decoder cheaper than the stock
+one.
 """
 
 from __future__ import annotations
