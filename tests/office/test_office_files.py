@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pypdf import PdfReader
@@ -129,10 +130,9 @@ def test_a_calibri_document_keeps_its_pages_in_carlito(tmp_path: Path) -> None:
     # THEN Calibri is set in its metric-compatible twin, Carlito, and the pages hold
     reader = PdfReader(io.BytesIO(converted.pdf))
     assert len(reader.pages) == 2
-    fonts = {
-        str(font["/BaseFont"])
-        for page in reader.pages
-        for font in page["/Resources"]["/Font"].values()
-    }
+    fonts: set[str] = set()
+    for page in reader.pages:
+        resources: Any = page["/Resources"]
+        fonts |= {str(font["/BaseFont"]) for font in resources["/Font"].values()}
     assert fonts
     assert all(font.endswith("+Carlito") for font in fonts), fonts
