@@ -112,9 +112,10 @@ image-test: setup
 		IDP_CONVERTER_IMAGE=$(CONVERTER_IMAGE) \
 		$(BIN)/pytest -m image tests/image
 
-DEMO_INPUT := samples/sample-letter.pdf
+DEMO_INPUT := samples/sample-letter.pdf samples/sample-letter.docx
 
-# The whole pipeline on the embedded AWS emulator, real OCR, on a sample shipped in the repo.
+# The whole pipeline on the embedded AWS emulator, real OCR, on the samples shipped in the repo:
+# the scanned letter, and the same letter as a Word document (converted by the Office converter).
 demo: setup
 	$(BIN)/idp local run $(DEMO_INPUT) --model PP-OCRv5 --out demo-output
 
