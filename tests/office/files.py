@@ -123,3 +123,74 @@ def saved_as(data: bytes, suffix: str, export: str, folder: Path) -> bytes:
     )
     (written,) = out.iterdir()
     return written.read_bytes()
+
+
+def untrusted_odt(*, image_url: str, linked_file: Path, macro_marker: Path) -> bytes:
+    """An ODT that asks for more than its own content: a picture linked from `image_url` (shown
+    on load), a section linked to `linked_file` (its cached text stored beside the link), and a
+    Basic macro bound to the document's load event that would write `macro_marker`."""
+    content = f"""<?xml version="1.0" encoding="UTF-8"?>
+<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
+ xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"
+ xmlns:xlink="http://www.w3.org/1999/xlink"
+ xmlns:script="urn:oasis:names:tc:opendocument:xmlns:script:1.0" office:version="1.2">
+<office:scripts><office:event-listeners>
+<script:event-listener script:language="ooo:script" script:event-name="dom:load"
+ xlink:type="simple"
+ xlink:href="vnd.sun.star.script:Standard.Module1.Main?language=Basic&amp;location=document"/>
+</office:event-listeners></office:scripts>
+<office:body><office:text>
+<text:p>Visible text of the document.</text:p>
+<text:p><draw:frame draw:name="picture" svg:width="2cm" svg:height="2cm"><draw:image
+ xlink:href="{image_url}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/>
+</draw:frame></text:p>
+<text:section text:name="Linked"><text:section-source xlink:href="{linked_file.as_uri()}"
+ xlink:type="simple" xlink:show="embed"/><text:p>Cached section text.</text:p></text:section>
+</office:text></office:body></office:document-content>"""
+    module = f"""<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE script:module PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN" "module.dtd">
+<script:module xmlns:script="http://openoffice.org/2000/script" script:name="Module1"
+ script:language="StarBasic">Sub Main
+  Open "{macro_marker}" For Output As #1
+  Print #1, "the macro ran"
+  Close #1
+End Sub
+</script:module>"""
+    library = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE library:library PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN" "library.dtd">
+<library:library xmlns:library="http://openoffice.org/2000/library" library:name="Standard"
+ library:readonly="false" library:passwordprotected="false">
+ <library:element library:name="Module1"/>
+</library:library>"""
+    libraries = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE library:libraries PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN"
+ "libraries.dtd">
+<library:libraries xmlns:library="http://openoffice.org/2000/library"
+ xmlns:xlink="http://www.w3.org/1999/xlink">
+ <library:library library:name="Standard" library:link="false"/>
+</library:libraries>"""
+    parts = {
+        "content.xml": content,
+        "Basic/script-lc.xml": libraries,
+        "Basic/Standard/script-lb.xml": library,
+        "Basic/Standard/Module1.xml": module,
+    }
+    entries = "".join(
+        f'<manifest:file-entry manifest:full-path="{name}" manifest:media-type="text/xml"/>'
+        for name in parts
+    )
+    manifest = (
+        '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:'
+        'names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2"><manifest:file-entry'
+        ' manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>'
+        f"{entries}</manifest:manifest>"
+    )
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        package.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.oasis.opendocument.text")
+        for name, text in parts.items():
+            package.writestr(name, text)
+        package.writestr("META-INF/manifest.xml", manifest)
+    return out.getvalue()
