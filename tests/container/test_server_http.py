@@ -139,6 +139,7 @@ def test_png_manifest_returns_recognized_text(server: ServerProcess, started: St
         "media_type": "image/png",
         "page_count": 1,
         "size_bytes": len(started.objects[key]),
+        "conversion": None,  # an image, not an Office document's conversion
     }
     (page,) = result["pages"]
     assert (page["page"], page["width"], page["height"]) == (1, *PAGE_SIZE)
