@@ -24,7 +24,7 @@ from typing import Any
 
 from reporting import REPO_ROOT
 
-from devkit.office_samples import SAMPLES, own_text, sample_bytes, sample_path
+from devkit.office_samples import SAMPLES, own_text, sample_bytes, sample_path, saved_as
 from devkit.textmetrics import character_error_rate
 from idp.contract.names import TextLayerMode
 from idp.document.decode import open_document
@@ -66,27 +66,11 @@ print(json.dumps({"seconds": seconds,
 def _documents(folder: Path) -> dict[str, tuple[Path, Path]]:
     """name → (the file to convert, the file whose own text is its truth)."""
     documents = {key: (sample_path(key, folder), sample_path(key, folder)) for key in SAMPLES}
-    office = LibreOffice(soffice=soffice_path())
     for suffix, (source, export) in DERIVED.items():
         source_path = documents[source][0]
-        out = folder / f"{suffix}-out"
-        subprocess.run(
-            [
-                office.soffice,
-                f"-env:UserInstallation={(folder / 'profile').as_uri()}",
-                "--headless",
-                "--convert-to",
-                export,
-                "--outdir",
-                str(out),
-                str(source_path),
-            ],
-            capture_output=True,
-            check=True,
-            timeout=300,
-        )
-        (written,) = out.iterdir()
-        documents[f"{source}.{suffix}"] = (written, source_path)
+        written = folder / f"{source}.{suffix}"
+        written.write_bytes(saved_as(source_path.read_bytes(), source_path.suffix, export, folder))
+        documents[written.name] = (written, source_path)
     return documents
 
 

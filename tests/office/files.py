@@ -5,7 +5,6 @@ legacy formats LibreOffice writes from a real sample."""
 from __future__ import annotations
 
 import io
-import subprocess
 import zipfile
 import zlib
 from pathlib import Path
@@ -98,31 +97,6 @@ def slow_docx(paragraphs: int = 20_000) -> bytes:
     out = io.BytesIO()
     document.save(out)
     return out.getvalue()
-
-
-def saved_as(data: bytes, suffix: str, export: str, folder: Path) -> bytes:
-    """`data` (a document of `suffix`) saved by LibreOffice in another format (`export`, a
-    --convert-to target such as "doc" or "xls:MS Excel 97")."""
-    source = folder / f"source{suffix}"
-    source.write_bytes(data)
-    out = folder / "out"
-    subprocess.run(
-        [
-            "soffice",
-            f"-env:UserInstallation={(folder / 'profile').as_uri()}",
-            "--headless",
-            "--convert-to",
-            export,
-            "--outdir",
-            str(out),
-            str(source),
-        ],
-        capture_output=True,
-        check=True,
-        timeout=120,
-    )
-    (written,) = out.iterdir()
-    return written.read_bytes()
 
 
 def untrusted_odt(*, image_url: str, linked_file: Path, macro_marker: Path) -> bytes:

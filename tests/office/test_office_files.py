@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 
-from devkit.office_samples import SAMPLES, sample_bytes
+from devkit.office_samples import SAMPLES, sample_bytes, saved_as
 from idp.contract.errors import (
     CorruptDocument,
     EncryptedDocument,
@@ -58,7 +58,7 @@ def test_legacy_and_open_formats_are_told_by_their_content(
     key: str, export: str, media_type: MediaType, tmp_path: Path
 ) -> None:
     # GIVEN a real sample saved by LibreOffice as DOC, RTF, PPT, ODP, XLS or ODS
-    data = files.saved_as(sample_bytes(key), SAMPLES[key].suffix, export, tmp_path)
+    data = saved_as(sample_bytes(key), SAMPLES[key].suffix, export, tmp_path)
 
     # THEN its content says which it is, and it passes the checks
     assert detect_media_type(data) is media_type
