@@ -43,23 +43,37 @@ DERIVED = {
     "xls": ("xlsx-five-sheets", "xls:MS Excel 97"),
     "ods": ("xlsx-five-sheets", "ods"),
 }
-# Converts one document inside a fresh interpreter and reports LibreOffice's peak RSS (the
-# largest child's, from getrusage) beside the conversion's own time.
+# Converts one document inside a fresh interpreter while a thread reads the peak RSS (VmHWM) of
+# every LibreOffice process (soffice.bin) as it runs, beside the conversion's own time.
 _MEASURE = """
-import json, resource, sys, time
+import json, sys, threading, time
 from pathlib import Path
 from idp.document.media_types import detect_media_type
 from idp.document.office.libreoffice import LibreOffice
+peak, done = [0], threading.Event()
+def watch():
+    while not done.is_set():
+        for status in Path("/proc").glob("[0-9]*/status"):
+            try:
+                fields = dict(l.split(":", 1) for l in status.read_text().splitlines() if ":" in l)
+            except OSError:
+                continue
+            if fields.get("Name", "").strip() == "soffice.bin" and "VmHWM" in fields:
+                peak[0] = max(peak[0], int(fields["VmHWM"].split()[0]))
+        time.sleep(0.02)
 data = Path(sys.argv[1]).read_bytes()
 office = LibreOffice(soffice=sys.argv[2])
 office.version
+watcher = threading.Thread(target=watch, daemon=True)
+watcher.start()
 started = time.perf_counter()
 converted = office.convert(data, detect_media_type(data))
 seconds = time.perf_counter() - started
+done.set()
+watcher.join()
 Path(sys.argv[3]).write_bytes(converted.pdf)
 Path(sys.argv[4]).write_text(json.dumps([s.model_dump() for s in converted.sheets]))
-print(json.dumps({"seconds": seconds,
-    "peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
+print(json.dumps({"seconds": seconds, "peak_rss_mb": peak[0] / 1024}))
 """
 
 
