@@ -12,8 +12,16 @@ from aws_lambda_powertools import Logger
 
 from idp.aws.s3 import read_input
 from idp.contract import names
-from idp.contract.conversion import ConversionInfo, ConversionRequest, ConvertedSheets, Sheet
-from idp.contract.errors import UnsupportedMediaType
+from idp.contract.conversion import (
+    CONVERTED_PDF,
+    CONVERTED_SHEETS,
+    ConversionInfo,
+    ConversionRequest,
+    ConvertedSheets,
+    Sheet,
+    converted_key,
+)
+from idp.contract.errors import ConversionFailed, UnsupportedMediaType
 from idp.contract.names import MediaType, Metric, Service
 from idp.contract.results import EngineInfo, OcrResult, PageResult, SourceInfo, result_key
 from idp.contract.timestamps import ms
@@ -97,13 +105,19 @@ def _converted(
     answer = warm.converter.convert(
         ConversionRequest(job_id=job.job_id, bucket=job.bucket, key=job.key)
     )
-    if answer.pdf_key is None or answer.conversion is None:
-        raise RuntimeError(f"the converter answered no PDF for job {job.job_id}: {answer}")
+    # Only this job's own conversion is read, wherever the answer points: a converter subverted
+    # by a document must not make the processor read another job's objects into this result.
+    pdf_key = converted_key(job.job_id, CONVERTED_PDF)
+    sheets_key = converted_key(job.job_id, CONVERTED_SHEETS)
+    if answer.conversion is None or answer.pdf_key != pdf_key:
+        raise ConversionFailed(f"the converter answered no PDF of this job: {answer}")
+    if answer.sheets_key not in (None, sheets_key):
+        raise ConversionFailed(f"the converter answered sheets of another job: {answer}")
     bucket = warm.settings.results_bucket
-    pdf = warm.s3.get_object(Bucket=bucket, Key=answer.pdf_key)["Body"].read()
+    pdf = warm.s3.get_object(Bucket=bucket, Key=pdf_key)["Body"].read()
     sheets: list[Sheet] = []
     if answer.sheets_key is not None:
-        body = warm.s3.get_object(Bucket=bucket, Key=answer.sheets_key)["Body"].read()
+        body = warm.s3.get_object(Bucket=bucket, Key=sheets_key)["Body"].read()
         sheets = ConvertedSheets.model_validate_json(body).sheets
     return pdf, answer.conversion, sheets
 
