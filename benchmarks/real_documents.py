@@ -265,6 +265,13 @@ class PipelineReader:
             "render": None if read.render is None else read.render.model_dump(),
             "quality": None if read.quality is None else read.quality.model_dump(mode="json"),
             "review_pages": result.review_pages,
+            # Numeric words and their confidence (the least sure character's), where measured.
+            "numeric_words": [
+                [word.text, word.confidence]
+                for line in read.lines
+                for word in line.words
+                if word.confidence is not None and numeric_tokens(word.text)
+            ],
             "timings_ms": outcome.timings_ms,
         }
         return Read(result.text, min(walls), facts)

@@ -1,0 +1,222 @@
+"""Numbers, dates and codes on real pages the number rules were never tuned on: the table, form
+and statement pages of the structure corpus, read by this pipeline's text-line models and by
+Tesseract 5, all on the same pixels.
+
+    .venv/bin/python benchmarks/held_out_numbers.py [--engines ppocrv5,ppocrv6,tesseract]
+        [--pages ID-SUBSTRING ...] [--output PATH]
+
+The pages (benchmarks/structure_corpus.py: born-digital R, ReportLab, tabula-py and US
+government tables and forms from PyPI sdists and Debian packages, pinned by version and
+sha256, licences recorded) are rendered as damaged scans, and their own text layer is the
+truth. Pages the real-document corpus also holds (benchmarks/real_corpus.py) are left out: the
+decoder's number rules and the page verdict's threshold for doubtful numbers were looked at
+there. The structure corpus's `held_out` flag is about its table stand-ins, not about numbers:
+both of its sets count here as not tuned on, and are reported apart and together.
+
+Each page goes through `ocr_document` as the processor runs it (PP-OCRv5 mobile or PP-OCRv6
+small; the decoder's look-alike digits on unless --no-lookalike-digits), Tesseract (--psm 3)
+reads the same PNG. Scored with benchmarks/real_documents.py's numeric-token recall and
+precision (tokens of digits and , . / : -, pooled over a group's pages, per kind), beside
+order-free word recall. The pipeline's page verdicts and the numbers each one flags as
+doubtful are kept per page. Written to benchmarks/results/held_out_numbers.json; one run,
+never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Final
+
+import real_corpus
+from real_corpus import REPO_ROOT
+from real_documents import (
+    NUMERIC_KINDS,
+    PageScore,
+    _numeric,
+    numeric_tokens,
+    pooled_numeric,
+    read_with_tesseract,
+    score_page,
+    tesseract_version,
+)
+from structure_corpus import StructurePage, licence_of, prepare, structure_pages
+
+RESULTS: Final = REPO_ROOT / "benchmarks" / "results" / "held_out_numbers.json"
+ENGINES: Final = ("ppocrv5", "ppocrv6", "tesseract")
+MODELS: Final = {"ppocrv5": "PP-OCRv5", "ppocrv6": "PP-OCRv6"}
+GROUPS: Final = ("not tuned on", "structure held out", "structure tuning")
+
+
+class TextLineEngine:
+    """This pipeline's text-line engine, warm, reading a page image as a job does."""
+
+    def __init__(self, model: str, *, lookalike_digits: bool) -> None:
+        from idp.contract.jobs import JobOptions
+        from idp.contract.names import OcrModel
+        from idp.document.ocr.models.cache import ModelCache
+        from idp.document.ocr.paddle.environment import prepare_paddle_environment
+        from idp.document.ocr.registry import EngineRegistry
+        from idp.document.ocr.settings import EngineSettings
+
+        prepare_paddle_environment()
+        models = Path(os.environ.get("IDP_MODELS_DIR", REPO_ROOT / ".models"))
+        cache = ModelCache(s3=None, bucket=None, search_roots=[models])
+        settings = EngineSettings(lookalike_digits=lookalike_digits)
+        registry = EngineRegistry(resolve=cache.fetch, settings=settings)
+        self.options = JobOptions()
+        self.reader = registry.get(OcrModel(model), "en", self.options)
+
+    def read(self, image: Path) -> tuple[str, float, dict[str, Any]]:
+        from idp.document.ocr.pipeline import ocr_document
+
+        tick = time.perf_counter()
+        outcome = ocr_document(image.read_bytes(), engine=self.reader, options=self.options)
+        seconds = time.perf_counter() - tick
+        (page,) = outcome.pages
+        quality = page.quality
+        facts = {"quality": None if quality is None else quality.model_dump(mode="json")}
+        return page.text, seconds, facts
+
+
+def numeric_pages() -> list[StructurePage]:
+    """The structure corpus's pages that the real-document corpus does not hold."""
+    tuned = {page.id for page in real_corpus.PAGES}
+    return [page for page in structure_pages() if page.id not in tuned]
+
+
+def groups_of(held_out: bool) -> list[str]:
+    return ["not tuned on", "structure held out" if held_out else "structure tuning"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--engines", default=",".join(ENGINES))
+    parser.add_argument("--pages", nargs="*", default=[], help="only pages whose id has one")
+    parser.add_argument("--no-lookalike-digits", action="store_true")
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    started, load_start = time.monotonic(), os.getloadavg()[0]
+    engines = [name for name in args.engines.split(",") if name]
+    chosen = [
+        page for page in numeric_pages() if not args.pages or any(s in page.id for s in args.pages)
+    ]
+    print(f"preparing {len(chosen)} pages", file=sys.stderr)
+    prepared = [prepare(page) for page in chosen]
+
+    rows: list[dict[str, Any]] = []
+    scores: dict[str, dict[str, list[PageScore]]] = {}
+    readers: dict[str, Any] = {}
+    versions: dict[str, str | None] = {}
+    for name in engines:
+        if name in MODELS:
+            readers[name] = TextLineEngine(
+                MODELS[name], lookalike_digits=not args.no_lookalike_digits
+            )
+        elif name == "tesseract":
+            versions["tesseract"] = tesseract_version()
+    for p in prepared:
+        row: dict[str, Any] = {
+            "id": p.page.id,
+            "held_out": p.page.held_out,
+            "kinds": list(p.page.kinds),
+            "numeric_tokens": len(numeric_tokens(p.text)),
+            **licence_of(p.page),
+        }
+        for name in engines:
+            if name == "tesseract":
+                if versions.get("tesseract") is None:
+                    continue
+                read = read_with_tesseract(p.image, 1)
+                text, seconds, facts = read.text, read.seconds, {}
+            else:
+                text, seconds, facts = readers[name].read(p.image)
+            score = score_page(p.text, text, strip_leaders=p.page.strip_leaders)
+            row[name] = {"seconds": round(seconds, 3), "score": asdict(score), **facts}
+            if name in MODELS:
+                doubtful = (facts.get("quality") or {}).get("doubtful_numbers") or []
+                truth = set(numeric_tokens(p.text))
+                row[name]["doubtful"] = doubtful
+                row[name]["doubtful_wrong"] = sum(
+                    all(token not in truth for token in numeric_tokens(word)) for word in doubtful
+                )
+            for group in groups_of(p.page.held_out):
+                scores.setdefault(group, {}).setdefault(name, []).append(score)
+            print(f"  {name} {p.page.id}: {seconds:.2f} s", file=sys.stderr, flush=True)
+        rows.append(row)
+
+    summary: dict[str, dict[str, dict[str, Any]]] = {
+        group: {name: _summary(found) for name, found in scores[group].items()}
+        for group in GROUPS
+        if group in scores
+    }
+    table = markdown_table(summary)
+    doubts = verdicts(rows, [name for name in engines if name in MODELS])
+    wall_s = time.monotonic() - started
+    print(
+        f"\n{len(prepared)} pages; {wall_s / 60:.1f} min, load average {load_start:.1f} →"
+        f" {os.getloadavg()[0]:.1f}\n\n{table}\n\n{doubts}"
+    )
+    report = {
+        "run": {
+            "wall_minutes": round(wall_s / 60, 1),
+            "load_average_1m": [round(load_start, 2), round(os.getloadavg()[0], 2)],
+            "lookalike_digits": not args.no_lookalike_digits,
+            "python": sys.version.split()[0],
+        },
+        "versions": versions,
+        "summary": summary,
+        "table_markdown": table,
+        "verdicts_markdown": doubts,
+        "pages": rows,
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    print(f"written to {args.output}")
+
+
+def _summary(found: list[PageScore]) -> dict[str, Any]:
+    recall = sorted(score.word_recall for score in found)
+    return {
+        "pages": len(found),
+        "word_recall_median": recall[len(recall) // 2],
+        "numeric": pooled_numeric(found),
+    }
+
+
+def markdown_table(summary: dict[str, dict[str, dict[str, Any]]]) -> str:
+    """Per group and engine: numeric-token recall / precision (tokens) per kind."""
+    head = "| group | engine | pages | word recall | " + " | ".join(NUMERIC_KINDS) + " |"
+    lines = [head, "|---" * (4 + len(NUMERIC_KINDS)) + "|"]
+    for group, engines in summary.items():
+        for name, found in engines.items():
+            cells = " | ".join(_numeric(found["numeric"].get(kind)) for kind in NUMERIC_KINDS)
+            lines.append(
+                f"| {group} | {name} | {found['pages']} | {found['word_recall_median']:.3f}"
+                f" | {cells} |"
+            )
+    return "\n".join(lines)
+
+
+def verdicts(rows: list[dict[str, Any]], engines: list[str]) -> str:
+    """Per engine: pages put up for review as numbers_doubtful, how many numbers they flag, and
+    how many of those were read wrong (not among the page's true numeric tokens)."""
+    lines = []
+    for name in engines:
+        flagged = [row for row in rows if (row.get(name) or {}).get("doubtful")]
+        numbers = sum(len(row[name]["doubtful"]) for row in flagged)
+        wrong = sum(row[name]["doubtful_wrong"] for row in flagged)
+        lines.append(
+            f"{name}: {len(flagged)} of {len(rows)} pages flagged numbers_doubtful,"
+            f" {numbers} numbers flagged, {wrong} of them read wrong"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

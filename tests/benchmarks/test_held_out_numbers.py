@@ -1,0 +1,40 @@
+"""The held-out numbers benchmark's choice of pages and its account of the verdicts
+(benchmarks/held_out_numbers.py); the benchmark itself is run by hand, never here."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from typing import Any
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))  # the benchmark scripts import their siblings by name
+held_out_numbers: Any = importlib.import_module("held_out_numbers")
+real_corpus: Any = importlib.import_module("real_corpus")
+
+
+def test_no_page_the_number_rules_were_set_on_is_read() -> None:
+    # GIVEN the real-document corpus, where the number rules and thresholds were looked at
+    tuned = {page.id for page in real_corpus.PAGES}
+
+    # WHEN the benchmark chooses its pages
+    pages = held_out_numbers.numeric_pages()
+
+    # THEN none of them is one of those, and both sets of the structure corpus are there
+    assert pages
+    assert not tuned.intersection(page.id for page in pages)
+    assert {page.held_out for page in pages} == {True, False}
+
+
+def test_the_verdicts_say_how_many_flagged_numbers_were_read_wrong() -> None:
+    # GIVEN two pages, one with two numbers flagged (one of them read wrong), one with none
+    rows = [
+        {"id": "a", "ppocrv5": {"doubtful": ["1,284.50", "2O26"], "doubtful_wrong": 1}},
+        {"id": "b", "ppocrv5": {"doubtful": [], "doubtful_wrong": 0}},
+    ]
+
+    # WHEN summarized THEN the page, the numbers and the wrong ones are counted
+    assert held_out_numbers.verdicts(rows, ["ppocrv5"]) == (
+        "ppocrv5: 1 of 2 pages flagged numbers_doubtful, 2 numbers flagged, 1 of them read wrong"
+    )
