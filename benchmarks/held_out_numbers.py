@@ -90,6 +90,20 @@ def numeric_pages() -> list[StructurePage]:
     return [page for page in structure_pages() if page.id not in tuned]
 
 
+# What the page verdict strips from around a numeric word (idp.document.ocr.steps.quality).
+_AROUND_NUMBERS: Final = "()[]{}\"'+%$€£¥;!?,.:"
+
+
+def wrong_numbers(words: list[str], truth: str) -> int:
+    """How many of the numeric words (as the page verdict lists them) the truth lacks."""
+
+    def bare(word: str) -> str:
+        return word.strip(_AROUND_NUMBERS).strip(",./:-")
+
+    tokens = {bare(word) for word in truth.split()}
+    return sum(bare(word) not in tokens for word in words)
+
+
 def groups_of(held_out: bool) -> list[str]:
     return ["not tuned on", "structure held out" if held_out else "structure tuning"]
 
@@ -140,11 +154,8 @@ def main() -> None:
             row[name] = {"seconds": round(seconds, 3), "score": asdict(score), **facts}
             if name in MODELS:
                 doubtful = (facts.get("quality") or {}).get("doubtful_numbers") or []
-                truth = set(numeric_tokens(p.text))
                 row[name]["doubtful"] = doubtful
-                row[name]["doubtful_wrong"] = sum(
-                    all(token not in truth for token in numeric_tokens(word)) for word in doubtful
-                )
+                row[name]["doubtful_wrong"] = wrong_numbers(doubtful, p.text)
             for group in groups_of(p.page.held_out):
                 scores.setdefault(group, {}).setdefault(name, []).append(score)
             print(f"  {name} {p.page.id}: {seconds:.2f} s", file=sys.stderr, flush=True)

@@ -38,3 +38,11 @@ def test_the_verdicts_say_how_many_flagged_numbers_were_read_wrong() -> None:
     assert held_out_numbers.verdicts(rows, ["ppocrv5"]) == (
         "ppocrv5: 1 of 2 pages flagged numbers_doubtful, 2 numbers flagged, 1 of them read wrong"
     )
+
+
+def test_a_flagged_number_counts_as_wrong_only_when_the_truth_lacks_it() -> None:
+    # GIVEN numbers flagged as the verdict lists them, with quotes and brackets around them
+    flagged = ["'13',", "(1.4)", "2O26", "17/03/2026."]
+
+    # WHEN compared with the page's truth THEN only the one read wrong counts
+    assert held_out_numbers.wrong_numbers(flagged, "'13', (1.4) 2026 17/03/2026.") == 1
