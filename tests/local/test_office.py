@@ -163,3 +163,27 @@ def test_a_spreadsheets_tables_reach_result_md_and_textract_json(
     columns = max(cell["column"] for cell in first["cells"])
     assert document.tables[0].to_pandas().shape == (rows, columns)
     assert record["page_count"] == 5
+
+
+def test_an_iphone_heic_photo_completes_upright_through_the_same_pipeline(
+    office_pipeline: LocalPipeline, tmp_path: Path
+) -> None:
+    from devkit.phone_photos import photo_bytes
+
+    # GIVEN an iPhone 8 Plus photo (HEIC, stored sideways with the turn to undo; pillow-heif's
+    # test file): an arrow drawn on lined paper, no text
+    photo = tmp_path / "IMG_0001.HEIC"
+    photo.write_bytes(photo_bytes("iphone-arrow"))
+
+    # WHEN it is submitted like any document
+    client = office_pipeline.client()
+    job = client.submit(photo, model=OcrModel.PP_OCRV5)
+    record = client.wait([job.job_id], timeout_s=JOB_TIMEOUT_S)[job.job_id]
+
+    # THEN it completes as one portrait page, read as the camera meant (nothing left to turn)
+    assert record is not None
+    assert record["status"] == JobStatus.COMPLETED, record
+    result = client.result_document(job.job_id)
+    assert result["source"]["media_type"] == MediaType.HEIF.value
+    (page,) = result["pages"]
+    assert (page["width"], page["height"], page["rotation"]) == (3024, 4032, 0)
