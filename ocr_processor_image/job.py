@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
+from idp.contract import names
 from idp.contract.errors import JobError, UnsupportedModel
 from idp.contract.jobs import DispatchedJob, ProcessorTask, validate_language
 from idp.contract.names import Backend, Service
@@ -113,7 +114,10 @@ def run_job(  # noqa: PLR0911 - one return for each way a job's first invocation
         # A spreadsheet's pages are read whole (its sheets' cells become their tables); an
         # Office document for the endpoint goes as chunks, which carry its PDF, not the input.
         chunked = should_chunk(document.facts.page_count, chunk_pages) and not document.sheets
-        if chunked or (at_endpoint and document.conversion is not None):
+        converted_for_endpoint = at_endpoint and document.conversion is not None
+        if converted_for_endpoint and not chunk_pages:
+            chunk_pages = names.VL_MAX_PAGES  # chunking off: one chunk, as large as it may be
+        if chunked or converted_for_endpoint:
             # Run the pages as chunks, each an invocation of its own (of this function, or of
             # the endpoint); the one that counts the last chunk merges.
             dispatch = warm.vl if at_endpoint else warm.chunks
