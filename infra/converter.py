@@ -9,14 +9,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-from aws_cdk import aws_ecr_assets as ecr_assets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
 from idp.contract.env.functions import Env
 from idp.contract.topology import FunctionSpec
-from infra.functions import FunctionRole, function_environment
+from infra.functions import FunctionRole, function_environment, grant_invoke, image_code
 from infra.log_groups import LogPolicy
 from infra.nag import acknowledge, acknowledge_untraced
 from infra.network import PrivateNetwork
@@ -52,12 +51,7 @@ class OfficeConverter(Construct):
             self,
             "Function",
             description="Converts one Office document to PDF (LibreOffice) for the processor",
-            code=lambda_.DockerImageCode.from_image_asset(
-                str(repo_root),
-                file=DOCKERFILE,
-                cmd=[spec.handler],
-                platform=ecr_assets.Platform.LINUX_AMD64,
-            ),
+            code=image_code(repo_root, DOCKERFILE, spec),
             environment={**function_environment(spec, environment, ()), **_WRITABLE_HOME},
             **access.function_props(spec, network),
         )
@@ -71,8 +65,4 @@ class OfficeConverter(Construct):
 
     def grant_invoke(self, grantee: iam.IGrantable) -> None:
         """lambda:InvokeFunction on the unqualified function only (the processor's call)."""
-        grantee.grant_principal.add_to_principal_policy(
-            iam.PolicyStatement(
-                actions=["lambda:InvokeFunction"], resources=[self.function.function_arn]
-            )
-        )
+        grant_invoke(self.function, grantee)

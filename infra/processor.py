@@ -10,7 +10,6 @@ from typing import Final
 
 import jsii
 from aws_cdk import Duration, Size
-from aws_cdk import aws_ecr_assets as ecr_assets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
@@ -18,7 +17,7 @@ from constructs import Construct
 
 from idp.contract.env.functions import Env
 from idp.contract.topology import FunctionSpec
-from infra.functions import Call, FunctionRole, function_environment
+from infra.functions import Call, FunctionRole, function_environment, grant_invoke, image_code
 from infra.log_groups import LogPolicy
 from infra.nag import acknowledge, acknowledge_untraced
 from infra.network import PrivateNetwork
@@ -61,12 +60,7 @@ class OcrProcessor(Construct):
             self,
             "Function",
             description="Runs PP-OCRv5 / PP-StructureV3 on one document per invocation",
-            code=lambda_.DockerImageCode.from_image_asset(
-                str(repo_root),
-                file=DOCKERFILE,
-                cmd=[spec.handler],
-                platform=ecr_assets.Platform.LINUX_AMD64,
-            ),
+            code=image_code(repo_root, DOCKERFILE, spec),
             ephemeral_storage_size=Size.mebibytes(ephemeral_storage_mib),
             environment={**function_environment(spec, environment, calls), **_WRITABLE_HOME},
             reserved_concurrent_executions=reserved_concurrency,
@@ -100,11 +94,7 @@ class OcrProcessor(Construct):
 
     def grant_invoke(self, grantee: iam.IGrantable) -> None:
         """lambda:InvokeFunction on the unqualified function only (the invoker's async call)."""
-        grantee.grant_principal.add_to_principal_policy(
-            iam.PolicyStatement(
-                actions=["lambda:InvokeFunction"], resources=[self.function.function_arn]
-            )
-        )
+        grant_invoke(self.function, grantee)
 
 
 @jsii.implements(lambda_.IDestination)
