@@ -189,6 +189,17 @@ def test_spaces_around_and_between_numbers_are_still_written() -> None:
     assert decode(ctc_line("2026", "11:07", space=0.8)) == ["2026 11:07"]
 
 
+def test_a_gap_inside_a_number_one_column_over_the_pitch_needs_strong_evidence() -> None:
+    # GIVEN "DD Form 214." as PP-OCRv5 read a form: a blank column a column wider than the
+    # pitch between the "2" and the "1", with p(space) 0.153 (above a word gap's 0.15)
+    weak = ctc_line("2", "14.", space=0.153)
+
+    # WHEN decoded THEN the number is one token; a space the page prints there, with the
+    # evidence such spaces get (0.20 and more), is still written
+    assert decode(weak) == ["214."]
+    assert decode(ctc_line("44", "20", space=0.2)) == ["44 20"]
+
+
 def test_no_space_is_written_after_a_thousands_separator() -> None:
     # GIVEN "1,117,411.70" as a 150-dpi scan reads it: after the first comma a blank column
     # wider than the line's pitch with p(space) 0.28

@@ -28,7 +28,8 @@ the ONNX Runtime backends) and writes a space between two characters when all of
   dropped ("fi lename", "defi nition", "effi cient").
 
 Inside a number, date or code (a digit, or one of , . : / - after a digit, before a digit) the
-gap must also be wider than the line's pitch: digits are set at one width, so a blank column a
+blank column needs p(space) >= INSIDE_NUMBER_EVIDENCE (0.20), and the gap must also be wider
+than the line's pitch: digits are set at one width, so a blank column a
 narrow "1" leaves ("1 7/03/2026") or one after a thousands comma is no word gap, while "NW1 6XE"
 and "+44 20 7946" are a column wider. A space the model itself wrote there with its two sides
 closer than the pitch is dropped ("11, 111.11"). On the demo letter and a page of dates, amounts,
@@ -90,6 +91,12 @@ logger = logging.getLogger(__name__)
 DASH_EVIDENCE: Final = 0.20
 """Least p(—) + p(–) + p(-) in a blank column between two letters that makes it a dash."""
 DASHES: Final = ("—", "–", "-")  # em dash, en dash, hyphen-minus
+INSIDE_NUMBER_EVIDENCE: Final = 0.20
+"""Least p(space) in a blank column inside a number, date or code (besides being wider than the
+line's pitch) that makes it a space. Where a line's characters are two columns apart, one more
+column is within the columns' own jitter: a form's "DD Form 214." came out "2 14." with p(space)
+0.153 in a blank three columns after the "2" (pitch 2), while the spaces a page prints between
+numbers ("+44 20", "NW1 6XE") stand at 0.20-0.41."""
 NUMBER_SPACE_EVIDENCE: Final = 0.06
 """Least p(space) in a blank column between a lowercase word and a digit that makes it a word
 space: a number after a word is rarely part of it, and PP-OCRv5 gives such gaps 0.09-0.11 where
@@ -267,16 +274,20 @@ class WordGaps:
         starts, ends = left[candidate] + 1, right[candidate]
         bounds = np.column_stack((starts, ends)).ravel()
         strongest = np.maximum.reduceat(evidence, bounds)[::2]
-        # A number after a word: weaker evidence will do (PP-OCRv5 gives "receipt771104" 0.10).
+        # A number after a word: weaker evidence will do (PP-OCRv5 gives "receipt771104" 0.10);
+        # inside a number, stronger evidence is needed.
         before_number = self._word_before_number(classes, emitted, width)[candidate]
-        strong = strongest >= np.where(before_number, NUMBER_SPACE_EVIDENCE, self.threshold)
+        inside_number = self._inside_number(classes, emitted, width)[candidate]
+        needed = np.where(before_number, NUMBER_SPACE_EVIDENCE, self.threshold)
+        needed = np.where(inside_number, max(self.threshold, INSIDE_NUMBER_EVIDENCE), needed)
+        strong = strongest >= needed
         if not strong.any():
             return np.empty(0, dtype=np.intp)
         pitch = self._pitch(line[adjacent], distance[adjacent])
         chosen = np.flatnonzero(candidate)[strong]
         # Inside a number a gap must be wider than the line's pitch: digits are set at one
         # width, and the blank a narrow "1" leaves is no space ("1 7/03/2026").
-        inside = self._inside_number(classes, emitted, width)[chosen]
+        inside = inside_number[strong]
         wide = np.where(
             inside,
             distance[chosen] > pitch[line[chosen]],
