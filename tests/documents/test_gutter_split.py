@@ -90,3 +90,16 @@ def test_lines_without_word_boxes_are_kept() -> None:
         for i in range(6)
     ]
     assert split_at_gutters(plain) == plain
+
+
+def test_word_spaces_that_line_up_on_a_one_column_page_are_not_a_gutter() -> None:
+    # GIVEN a one-column letter as PP-OCRv6's coarse word boxes measure it: each line's first word
+    # ("Invoice", "Meeting", "Samples", … all about as long) is followed by a space 0.73 line
+    # heights wide, standing one above the other, while the line's other spaces are 0.57
+    first_words = [
+        line([("First", 100, 205), *prose(f"w{row}", 227, 8, gap=17)], 100 + row * 45)
+        for row in range(6)
+    ]
+    # WHEN the lines are split at gutters
+    # THEN none is: a space no wider than 1.5 of the line's own word spaces is a word space
+    assert split_at_gutters(first_words) == first_words

@@ -14,6 +14,14 @@ within TOLERANCE_H line heights of each other, and where most lines that reach a
 place have such a space there (a title or a full-width paragraph above the columns crosses it
 without one). The word boxes come from the recognizer's character positions
 (idp.document.ocr.paddle.output.words_on_line); a line without them is left as it is.
+
+A wide space is also at least MIN_GAP_RATIO times the line's usual word space (the median of
+its other spaces; the page's, on a line with fewer than 2 others). Word boxes are as coarse as
+the recognizer's columns (about a sixth of a line height), so an ordinary word space measures
+0.3-0.7 line heights, and on a one-column letter read by PP-OCRv6 the space after each line's
+first word stood one above the other at 0.5-0.67: six lines were cut after their first word.
+Gutters a detector bridged measure 1.8-3.4 times the line's word space (a two-column paper:
+13 lines), those first-word spaces 1.0-1.3.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ MIN_LINES: Final = 4  # lines with a wide space at one place: a gutter
 MIN_GAP_H: Final = 0.5  # a wide space, in line heights (a word space is ~0.25-0.35)
 TOLERANCE_H: Final = 0.75  # the spaces' middles agree within this many line heights
 MIN_GAPPED_SHARE: Final = 0.5  # of the lines reaching across the place, those with the space
+MIN_GAP_RATIO: Final = 1.5  # a wide space, in the line's usual word spaces
 
 
 @dataclass(frozen=True)
@@ -52,18 +61,33 @@ def _height(quad: Quad) -> float:
     return max(ys) - min(ys)
 
 
+def _spaces(line: Line) -> list[float]:
+    """The spaces between a line's neighbouring words, in line heights."""
+    height = _height(line.box)
+    return [
+        (_x_range(right.box)[0] - _x_range(left.box)[1]) / height
+        for left, right in itertools.pairwise(line.words)
+    ]
+
+
 def _wide_gaps(lines: Sequence[Line]) -> list[_Gap]:
+    measured = [
+        (index, line, _spaces(line))
+        for index, line in enumerate(lines)
+        if len(line.words) >= 2 and not is_vertical(line.box) and _height(line.box) > 0
+    ]
+    everywhere = [space for _, _, spaces in measured for space in spaces]
+    page_space = float(np.median(everywhere)) if everywhere else 0.0
     gaps: list[_Gap] = []
-    for index, line in enumerate(lines):
-        if len(line.words) < 2 or is_vertical(line.box):
-            continue
+    for index, line, spaces in measured:
         height = _height(line.box)
-        if height <= 0:
-            continue
-        for after, (left, right) in enumerate(itertools.pairwise(line.words)):
-            start, end = _x_range(left.box)[1], _x_range(right.box)[0]
-            if end - start >= MIN_GAP_H * height:
-                gaps.append(_Gap(index, after, (start + end) / 2, height))
+        for after, space in enumerate(spaces):
+            others = spaces[:after] + spaces[after + 1 :]
+            usual = float(np.median(others)) if len(others) >= 2 else page_space
+            if space >= MIN_GAP_H and space >= MIN_GAP_RATIO * usual:
+                left, right = line.words[after].box, line.words[after + 1].box
+                middle = (_x_range(left)[1] + _x_range(right)[0]) / 2
+                gaps.append(_Gap(index, after, middle, height))
     return gaps
 
 
