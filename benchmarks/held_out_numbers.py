@@ -1,9 +1,9 @@
 """Numbers, dates and codes on real pages the number rules were never tuned on: the table, form
-and statement pages of the structure corpus, read by this pipeline's text-line models and by
-Tesseract 5, all on the same pixels.
+and statement pages of the structure corpus, read by this pipeline's text-line models, by
+Tesseract 5 and by RapidOCR, all on the same pixels.
 
-    .venv/bin/python benchmarks/held_out_numbers.py [--engines ppocrv5,ppocrv6,tesseract]
-        [--pages ID-SUBSTRING ...] [--output PATH]
+    .venv/bin/python benchmarks/held_out_numbers.py [--engines ppocrv5,ppocrv6,tesseract,rapidocr]
+        [--pages ID-SUBSTRING ...] [--rapidocr-python PATH] [--output PATH]
 
 The pages (benchmarks/structure_corpus.py: born-digital R, ReportLab, tabula-py and US
 government tables and forms from PyPI sdists and Debian packages, pinned by version and
@@ -15,7 +15,8 @@ both of its sets count here as not tuned on, and are reported apart and together
 
 Each page goes through `ocr_document` as the processor runs it (PP-OCRv5 mobile or PP-OCRv6
 small; the decoder's look-alike digits on unless --no-lookalike-digits), Tesseract (--psm 3)
-reads the same PNG. Scored with benchmarks/real_documents.py's numeric-token recall and
+and RapidOCR 3.10 (its PP-OCRv6 small ONNX, in a venv of its own: benchmarks/real_documents.py's)
+read the same PNG. Scored with benchmarks/real_documents.py's numeric-token recall and
 precision (tokens of digits and , . / : -, pooled over a group's pages, per kind), beside
 order-free word recall. The pipeline's page verdicts and the numbers each one flags as
 doubtful are kept per page. Written to benchmarks/results/held_out_numbers.json; one run,
@@ -41,14 +42,17 @@ from real_documents import (
     _numeric,
     numeric_tokens,
     pooled_numeric,
+    rapidocr_python,
+    read_with_rapidocr,
     read_with_tesseract,
     score_page,
+    split_report,
     tesseract_version,
 )
 from structure_corpus import StructurePage, licence_of, prepare, structure_pages
 
 RESULTS: Final = REPO_ROOT / "benchmarks" / "results" / "held_out_numbers.json"
-ENGINES: Final = ("ppocrv5", "ppocrv6", "tesseract")
+ENGINES: Final = ("ppocrv5", "ppocrv6", "tesseract", "rapidocr")
 MODELS: Final = {"ppocrv5": "PP-OCRv5", "ppocrv6": "PP-OCRv6"}
 GROUPS: Final = ("not tuned on", "structure held out", "structure tuning")
 
@@ -84,6 +88,28 @@ class TextLineEngine:
         return page.text, seconds, facts
 
 
+def start_engines(
+    engines: list[str], prepared: list[Any], args: argparse.Namespace
+) -> tuple[dict[str, TextLineEngine], dict[str, str | None], dict[str, Any]]:
+    """This pipeline's warm readers, the peers' versions, and RapidOCR's reads of every page
+    (at once, in a process of its own venv: real_documents.py's)."""
+    readers: dict[str, TextLineEngine] = {}
+    versions: dict[str, str | None] = {}
+    for name in engines:
+        if name in MODELS:
+            readers[name] = TextLineEngine(
+                MODELS[name], lookalike_digits=not args.no_lookalike_digits
+            )
+        elif name == "tesseract":
+            versions["tesseract"] = tesseract_version()
+    rapid: dict[str, Any] = {}
+    if "rapidocr" in engines:
+        images = {p.page.id: p.image for p in prepared}
+        rapid, info = read_with_rapidocr(rapidocr_python(args.rapidocr_python), images, 1)
+        versions["rapidocr"] = str(info["versions"])
+    return readers, versions, rapid
+
+
 def numeric_pages() -> list[StructurePage]:
     """The structure corpus's pages that the real-document corpus does not hold."""
     tuned = {page.id for page in real_corpus.PAGES}
@@ -113,6 +139,7 @@ def main() -> None:
     parser.add_argument("--engines", default=",".join(ENGINES))
     parser.add_argument("--pages", nargs="*", default=[], help="only pages whose id has one")
     parser.add_argument("--no-lookalike-digits", action="store_true")
+    parser.add_argument("--rapidocr-python", default=os.environ.get("RAPIDOCR_PYTHON"))
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
     started, load_start = time.monotonic(), os.getloadavg()[0]
@@ -125,15 +152,7 @@ def main() -> None:
 
     rows: list[dict[str, Any]] = []
     scores: dict[str, dict[str, list[PageScore]]] = {}
-    readers: dict[str, Any] = {}
-    versions: dict[str, str | None] = {}
-    for name in engines:
-        if name in MODELS:
-            readers[name] = TextLineEngine(
-                MODELS[name], lookalike_digits=not args.no_lookalike_digits
-            )
-        elif name == "tesseract":
-            versions["tesseract"] = tesseract_version()
+    readers, versions, rapid = start_engines(engines, prepared, args)
     for p in prepared:
         row: dict[str, Any] = {
             "id": p.page.id,
@@ -143,11 +162,14 @@ def main() -> None:
             **licence_of(p.page),
         }
         for name in engines:
+            facts: dict[str, Any] = {}
             if name == "tesseract":
                 if versions.get("tesseract") is None:
                     continue
                 read = read_with_tesseract(p.image, 1)
-                text, seconds, facts = read.text, read.seconds, {}
+                text, seconds = read.text, read.seconds
+            elif name == "rapidocr":
+                text, seconds = rapid[p.page.id].text, rapid[p.page.id].seconds
             else:
                 text, seconds, facts = readers[name].read(p.image)
             score = score_page(p.text, text, strip_leaders=p.page.strip_leaders)
@@ -168,10 +190,11 @@ def main() -> None:
     }
     table = markdown_table(summary)
     doubts = verdicts(rows, [name for name in engines if name in MODELS])
+    splits = split_report(rows, engines)
     wall_s = time.monotonic() - started
     print(
         f"\n{len(prepared)} pages; {wall_s / 60:.1f} min, load average {load_start:.1f} →"
-        f" {os.getloadavg()[0]:.1f}\n\n{table}\n\n{doubts}"
+        f" {os.getloadavg()[0]:.1f}\n\n{table}\n\n{doubts}\n\n{splits}"
     )
     report = {
         "run": {
@@ -184,6 +207,7 @@ def main() -> None:
         "summary": summary,
         "table_markdown": table,
         "verdicts_markdown": doubts,
+        "split_numbers": splits,
         "pages": rows,
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)

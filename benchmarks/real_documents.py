@@ -30,6 +30,7 @@ benchmarks/results/real_documents.json. Figures from one run, never asserted.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -73,6 +74,12 @@ class PageScore:
     reference_chars_no_spaces: int
     # Numeric tokens (numeric_tokens): per kind, (in the reference, read, read and in it).
     numeric: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    # Numbers read with a space between two digits that the reference does not have
+    # (split_numbers), as read: "2 14".
+    split_numbers: list[str] = field(default_factory=list)
+    # The reference's numeric tokens not read, and the numeric tokens read that it lacks.
+    numbers_missed: list[str] = field(default_factory=list)
+    numbers_extra: list[str] = field(default_factory=list)
 
 
 # A numeric token: a whitespace-separated token of digits and the separators , . / : - with at
@@ -109,6 +116,29 @@ def numeric_overlap(reference: str, read: str) -> dict[str, tuple[int, int, int]
     return counts
 
 
+def split_numbers(reference: str, read: str) -> list[str]:
+    """Places where the text read has a space between two digits that the reference does not:
+    two neighbouring tokens read, the first ending and the second starting with a digit, that
+    the reference has as one token and never as those two tokens side by side."""
+    ref = reference.split()
+    joined = {token.strip("()[],.;:") for token in ref}
+    pairs = set(itertools.pairwise(ref))
+    found = []
+    for left, right in itertools.pairwise(read.split()):
+        if not (left[-1].isdigit() and right[0].isdigit()) or (left, right) in pairs:
+            continue
+        if (left + right).strip("()[],.;:") in joined:
+            found.append(f"{left} {right}")
+    return found
+
+
+def numbers_differing(reference: str, read: str) -> tuple[list[str], list[str]]:
+    """The reference's numeric tokens that were not read, and those read that it lacks (each as
+    often as it is short)."""
+    ref, hyp = Counter(numeric_tokens(reference)), Counter(numeric_tokens(read))
+    return sorted((ref - hyp).elements()), sorted((hyp - ref).elements())
+
+
 def word_overlap(reference: list[str], read: list[str]) -> tuple[float, float]:
     """(recall, precision) of the words read, counting each word as often as it occurs."""
     common = sum((Counter(reference) & Counter(read)).values())
@@ -138,6 +168,9 @@ def score_page(reference: str, read: str, *, strip_leaders: bool = False) -> Pag
         edits_no_spaces=edits_tight,
         reference_chars_no_spaces=len(ref_tight),
         numeric=numeric_overlap(reference, read),
+        split_numbers=split_numbers(ref, hyp),
+        numbers_missed=numbers_differing(reference, read)[0],
+        numbers_extra=numbers_differing(reference, read)[1],
     )
 
 
@@ -510,6 +543,27 @@ def score_all(
     return summaries
 
 
+def split_report(rows: list[dict[str, Any]], engines: list[str]) -> str:
+    """Per engine: the numbers it read with a space between two digits that the reference does
+    not have (PageScore.split_numbers), page by page."""
+    lines = []
+    for name in engines:
+        found = [
+            f"{row['id']}: {', '.join(repr(s) for s in row[name]['score']['split_numbers'])}"
+            for row in rows
+            if ((row.get(name) or {}).get("score") or {}).get("split_numbers")
+        ]
+        total = sum(
+            len(row[name]["score"]["split_numbers"])
+            for row in rows
+            if name in row and row[name].get("score")
+        )
+        lines.append(
+            f"{name}: {total} numbers split by a space" + "".join(f"\n  {f}" for f in found)
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engines", default=",".join(ENGINES))
@@ -536,13 +590,14 @@ def main() -> None:
     table = markdown_table(summaries)
     numbers = numeric_table(summaries, "all pages")
     per_page = pages_table(rows, [name for name in ENGINES if name in reads])
+    splits = split_report(rows, [name for name in ENGINES if name in reads])
     orientation = orientation_counts(rows)
     wall_s = time.monotonic() - started
     with_reference = sum(p.reference is not None for p in prepared)
     print(
         f"\n{len(prepared)} real pages, {with_reference} with a reference; {wall_s / 60:.1f} min,"
         f" load average {load_start:.1f} → {os.getloadavg()[0]:.1f}\n\n{table}\n\n"
-        f"numeric tokens, all pages:\n{numbers}\n\n{per_page}\n"
+        f"numeric tokens, all pages:\n{numbers}\n\n{per_page}\n\n{splits}\n"
     )
     print(
         f"upright pages turned: {orientation['upright_pages_turned']} of"
@@ -562,6 +617,7 @@ def main() -> None:
         "engines": info,
         "unavailable": unavailable,
         "orientation": orientation,
+        "split_numbers": splits,
         "summary": {
             group: {k: v if isinstance(v, str) else asdict(v) for k, v in by_engine.items()}
             for group, by_engine in summaries.items()
