@@ -37,7 +37,7 @@ CHINESE_PAGE = Path(__file__).parent / "samples" / "chinese-lines.png"
 
 CHARACTERS = [
     *"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
-    *",.:%()-—",
+    *",.:%()-—$€+",
     "中",
     "文",
 ]
@@ -198,6 +198,21 @@ def test_a_gap_inside_a_number_one_column_over_the_pitch_needs_strong_evidence()
     # evidence such spaces get (0.20 and more), is still written
     assert decode(weak) == ["214."]
     assert decode(ctc_line("44", "20", space=0.2)) == ["44 20"]
+
+
+def test_a_currency_sign_or_a_plus_before_a_number_is_spaced_like_a_word() -> None:
+    # GIVEN "$ 10.000,00" (a donor list's amounts) and "phone +44" with the word gap the model
+    # half saw, and the same signs set tight against the number
+    spaced = (
+        ctc_line("$", "10.000,00", space=0.3),
+        ctc_line("EUR", "€12", space=0.3),
+        ctc_line("phone", "+44", space=0.3),
+    )
+    tight = ctc_line("$", "10,000", space=0.0)
+
+    # WHEN decoded THEN the spaces are written, and a sign without space evidence stays on
+    assert decode(*spaced) == ["$ 10.000,00", "EUR €12", "phone +44"]
+    assert decode(tight) == ["$10,000"]
 
 
 def test_no_space_is_written_after_a_thousands_separator() -> None:

@@ -106,8 +106,12 @@ BLANK: Final = 0  # CTC blank: PaddleX puts it first in the model's character li
 SPACE: Final = " "  # and the space last (use_space_char)
 
 # Closing marks a word space may follow, and opening brackets one may precede, besides letters
-# and digits (Unicode categories Pe/Ps cover brackets of every script).
+# and digits (Unicode categories Pe/Ps cover brackets of every script, Sc currency signs).
 _ENDS_WORD_MARKS: Final = frozenset(",.;:!?%")
+_STARTS_WORD_MARKS: Final = frozenset("+")
+# Closing brackets and currency signs; opening brackets and currency signs.
+_ENDS_WORD_CATEGORIES: Final = frozenset({"Pe", "Sc"})
+_STARTS_WORD_CATEGORIES: Final = frozenset({"Ps", "Sc"})
 _EAST_ASIAN_WIDE: Final = frozenset({"W", "F"})
 # Marks set between the digits of one number, date, time or code ("1,284.50", "17/03/2026",
 # "9:00", "20-11-17"): a blank column after one of them, before a digit, is no word gap.
@@ -135,15 +139,25 @@ def separates_words(ch: str) -> bool:
 
 
 def may_end_word(ch: str) -> bool:
-    """May a word space follow this class of the model (a character, or a flag's two)?"""
+    """May a word space follow this class of the model (a character, or a flag's two)? A
+    currency sign may: "$ 10.000,00" is printed that way as often as "$10,000"."""
     if len(ch) != 1:
         return False
-    return separates_words(ch) or ch in _ENDS_WORD_MARKS or unicodedata.category(ch) == "Pe"
+    return (
+        separates_words(ch)
+        or ch in _ENDS_WORD_MARKS
+        or unicodedata.category(ch) in _ENDS_WORD_CATEGORIES
+    )
 
 
 def may_start_word(ch: str) -> bool:
-    """May a word space precede this class of the model?"""
-    return len(ch) == 1 and (separates_words(ch) or unicodedata.category(ch) == "Ps")
+    """May a word space precede this class of the model? A currency sign and a plus may: an
+    amount or a phone number after a word ("EUR €12", "phone +44")."""
+    return len(ch) == 1 and (
+        separates_words(ch)
+        or ch in _STARTS_WORD_MARKS
+        or unicodedata.category(ch) in _STARTS_WORD_CATEGORIES
+    )
 
 
 Flags = npt.NDArray[np.bool_]
