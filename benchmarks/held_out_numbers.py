@@ -11,9 +11,11 @@ and real_corpus.py: R, ReportLab, Asymptote, tabula-py, pypdf and US government 
 PyPI sdists and Debian packages):
 
 - FRESH_PAGES, "never looked at": pages of those documents that neither corpus holds, chosen
-  blind by a rule (the two pages of each document with the most numeric tokens in their text
-  layer, pdftotext -layout), before any engine read them. No rule, setting or threshold has
-  been chosen looking at how any engine reads them; keep it so, or replace them.
+  blind by a rule (per document, the pages with the most numeric tokens in their text layer,
+  pdftotext -layout: the third and fourth), committed before any engine read them. No rule,
+  setting or threshold has been chosen looking at how any engine reads them; keep it so, or
+  replace them. FIRST_FRESH_PAGES (the first and second by that rule) were the fresh set of
+  one measurement, then looked at: reported apart.
 - The structure corpus's pages, less those of the real-document corpus (where the decoder's
   number rules and the doubtful-number threshold were set): once the measure of pages not
   tuned on, since looked at (a form's split number and a donor list's "$ 10.000,00" set two of
@@ -61,7 +63,8 @@ RESULTS: Final = REPO_ROOT / "benchmarks" / "results" / "held_out_numbers.json"
 ENGINES: Final = ("ppocrv5", "ppocrv6", "tesseract", "rapidocr")
 MODELS: Final = {"ppocrv5": "PP-OCRv5", "ppocrv6": "PP-OCRv6"}
 FRESH: Final = "never looked at"
-GROUPS: Final = (FRESH, "looked at", "structure held out", "structure tuning")
+FIRST_FRESH: Final = "first fresh set"
+GROUPS: Final = (FRESH, FIRST_FRESH, "looked at", "structure held out", "structure tuning")
 
 
 def _fresh(source: str, page: int, what: str, dpi: int, angle: float, seed: int) -> StructurePage:
@@ -82,10 +85,10 @@ def _fresh(source: str, page: int, what: str, dpi: int, angle: float, seed: int)
     )
 
 
-# Chosen blind (see the module's docstring): per document, the two pages with the most numeric
-# tokens in the text layer, among the pages neither corpus holds. What each page shows was not
-# looked at when they were chosen.
-FRESH_PAGES: Final = (
+# The first fresh set, chosen blind (see the module's docstring): per document, the two pages
+# with the most numeric tokens in the text layer, among the pages neither corpus holds. Measured
+# once as never looked at (docs/benchmarks.md), then looked at.
+FIRST_FRESH_PAGES: Final = (
     _fresh(
         "xtableGallery.pdf", 21, "The xtable Gallery, page 21 (628 numeric tokens)", 250, 0.3, 201
     ),
@@ -139,6 +142,66 @@ FRESH_PAGES: Final = (
         200,
         -0.3,
         214,
+    ),
+)
+
+# The next two pages of each document by the same rule, set aside (committed, never read by any
+# engine) when the first set was looked at to find what went wrong on it: the measure of pages
+# not tuned on from then on. FIRST_FRESH_PAGES is reported apart, as looked at.
+FRESH_PAGES: Final = (
+    _fresh(
+        "xtableGallery.pdf", 22, "The xtable Gallery, page 22 (431 numeric tokens)", 300, 0.2, 221
+    ),
+    _fresh(
+        "xtableGallery.pdf", 20, "The xtable Gallery, page 20 (360 numeric tokens)", 250, -0.2, 222
+    ),
+    _fresh("lmer.pdf", 38, "lme4's JSS paper, page 38 (58 numeric tokens)", 200, 0.3, 223),
+    _fresh("lmer.pdf", 12, "lme4's JSS paper, page 12 (42 numeric tokens)", 300, -0.3, 224),
+    _fresh(
+        "sandwich-CL.pdf", 25, "sandwich's JSS paper, page 25 (42 numeric tokens)", 250, 0.2, 225
+    ),
+    _fresh(
+        "sandwich-CL.pdf", 16, "sandwich's JSS paper, page 16 (42 numeric tokens)", 200, -0.2, 226
+    ),
+    _fresh("R-intro.pdf", 110, "An Introduction to R, page 110 (78 numeric tokens)", 300, 0.3, 227),
+    _fresh("R-intro.pdf", 4, "An Introduction to R, page 4 (74 numeric tokens)", 250, -0.3, 228),
+    _fresh(
+        "asymptote.pdf", 190, "the Asymptote manual, page 190 (136 numeric tokens)", 200, 0.2, 229
+    ),
+    _fresh(
+        "asymptote.pdf", 193, "the Asymptote manual, page 193 (132 numeric tokens)", 300, -0.2, 230
+    ),
+    _fresh(
+        "reportlab-userguide.pdf",
+        4,
+        "the ReportLab User Guide, page 4 (66 numeric tokens)",
+        250,
+        0.3,
+        231,
+    ),
+    _fresh(
+        "reportlab-userguide.pdf",
+        2,
+        "the ReportLab User Guide, page 2 (66 numeric tokens)",
+        200,
+        -0.3,
+        232,
+    ),
+    _fresh(
+        "GeoBase_NHNC1.pdf",
+        13,
+        "the GeoBase NHN data model, page 13 (39 numeric tokens)",
+        300,
+        0.2,
+        233,
+    ),
+    _fresh(
+        "GeoBase_NHNC1.pdf",
+        12,
+        "the GeoBase NHN data model, page 12 (33 numeric tokens)",
+        250,
+        -0.2,
+        234,
     ),
 )
 
@@ -197,10 +260,11 @@ def start_engines(
 
 
 def numeric_pages() -> list[StructurePage]:
-    """The fresh pages, then the structure corpus's pages that the real-document corpus does
-    not hold."""
+    """The fresh pages, the first fresh set, then the structure corpus's pages that the
+    real-document corpus does not hold."""
     tuned = {page.id for page in real_corpus.PAGES}
-    return [*FRESH_PAGES, *(page for page in structure_pages() if page.id not in tuned)]
+    looked_at = (page for page in structure_pages() if page.id not in tuned)
+    return [*FRESH_PAGES, *FIRST_FRESH_PAGES, *looked_at]
 
 
 # What the page verdict strips from around a numeric word (idp.document.ocr.steps.quality).
@@ -220,6 +284,8 @@ def wrong_numbers(words: list[str], truth: str) -> int:
 def groups_of(page: StructurePage) -> list[str]:
     if page in FRESH_PAGES:
         return [FRESH]
+    if page in FIRST_FRESH_PAGES:
+        return [FIRST_FRESH]
     return ["looked at", "structure held out" if page.held_out else "structure tuning"]
 
 
