@@ -215,6 +215,20 @@ def test_a_currency_sign_or_a_plus_before_a_number_is_spaced_like_a_word() -> No
     assert decode(tight) == ["$10,000"]
 
 
+def test_a_comma_between_the_numbers_of_a_list_keeps_its_space() -> None:
+    # GIVEN an index's page list as a small-print scan reads it: after each comma a gap a
+    # column wider than the pitch with weak space evidence (0.07-0.24)
+    short_group = ctc_line("25,", "26", space=0.13)
+    wide_gap = ctc_line("121,", "123", space=0.07, gap=2)
+
+    # WHEN decoded THEN each number is its own token: a group that is not three digits cannot
+    # be thousands, and two columns over the pitch is a word space before any group
+    assert decode(short_group) == ["25, 26"]
+    assert decode(wide_gap) == ["121, 123"]
+    # while a comma as close as the digits around it stays inside its number
+    assert decode(ctc_line("3,", "26", space=0.13, gap=0)) == ["3,26"]
+
+
 def test_no_space_is_written_after_a_thousands_separator() -> None:
     # GIVEN "1,117,411.70" as a 150-dpi scan reads it: after the first comma a blank column
     # wider than the line's pitch with p(space) 0.28

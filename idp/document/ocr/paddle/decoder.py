@@ -97,6 +97,11 @@ line's pitch) that makes it a space. Where a line's characters are two columns a
 column is within the columns' own jitter: a form's "DD Form 214." came out "2 14." with p(space)
 0.153 in a blank three columns after the "2" (pitch 2), while the spaces a page prints between
 numbers ("+44 20", "NW1 6XE") stand at 0.20-0.41."""
+LIST_GAP_COLUMNS: Final = 2
+"""How many columns wider than the line's pitch the gap after a comma between two numbers must
+be to make the comma a list's ("37, 70"), not a thousands or decimal one. An index's page
+lists ("121, 123, 149, 150") came out joined: p(space) 0.07-0.24 after those commas, and a
+comma before exactly three digits was taken for a thousands separator."""
 NUMBER_SPACE_EVIDENCE: Final = 0.06
 """Least p(space) in a blank column between a lowercase word and a digit that makes it a word
 space: a number after a word is rarely part of it, and PP-OCRv5 gives such gaps 0.09-0.11 where
@@ -274,13 +279,16 @@ class WordGaps:
         )
         distance = right - left
         known = self._classes
+        pitch = self._pitch(line[adjacent], distance[adjacent])
+        thousands = self._thousands_groups(classes, emitted, width)
+        list_comma = self._list_commas(classes, emitted, width, distance, pitch, thousands)
         candidate = (
             adjacent
             & (distance >= 2)
             & known.ends_word[left_class]
             & known.starts_word[right_class]
             & ~self._after_ligature(classes, emitted, width)
-            & ~self._thousands_groups(classes, emitted, width)
+            & ~(thousands & ~list_comma)
         )
         if not candidate.any():
             return np.empty(0, dtype=np.intp)
@@ -294,10 +302,11 @@ class WordGaps:
         inside_number = self._inside_number(classes, emitted, width)[candidate]
         needed = np.where(before_number, NUMBER_SPACE_EVIDENCE, self.threshold)
         needed = np.where(inside_number, max(self.threshold, INSIDE_NUMBER_EVIDENCE), needed)
+        # A list's comma: as weak evidence as a number after a word.
+        needed = np.where(list_comma[candidate], NUMBER_SPACE_EVIDENCE, needed)
         strong = strongest >= needed
         if not strong.any():
             return np.empty(0, dtype=np.intp)
-        pitch = self._pitch(line[adjacent], distance[adjacent])
         chosen = np.flatnonzero(candidate)[strong]
         # Inside a number a gap must be wider than the line's pitch: digits are set at one
         # width, and the blank a narrow "1" leaves is no space ("1 7/03/2026").
@@ -314,6 +323,41 @@ class WordGaps:
             ],
             dtype=np.intp,
         )
+
+    def _list_commas(
+        self,
+        classes: Int,
+        emitted: Int,
+        width: int,
+        distance: Int,
+        pitch: Floats,
+        thousands: Flags,
+    ) -> Flags:
+        """Per gap between emitted characters: is it after a comma that separates two numbers
+        of a list ("37, 70", "121, 123, 149")? A comma after a digit, before a digit, with the
+        gap wider than the line's pitch, before a group that cannot be thousands (not exactly
+        three digits), or at least LIST_GAP_COLUMNS wider before any group: a thousands or
+        decimal comma sits as close as any two digits, a list's comma has a word space after
+        it."""
+        known = self._classes
+        line = emitted[:-1] // width
+        gap_pitch = np.zeros(distance.size, dtype=np.float64)
+        known_pitch = line < pitch.size
+        gap_pitch[known_pitch] = pitch[line[known_pitch]]
+        after_digit = np.zeros(distance.size, dtype=bool)
+        if distance.size > 1:
+            after_digit[1:] = known.is_digit[classes[emitted[:-2]]] & (
+                emitted[:-2] // width == line[1:]
+            )
+        found: Flags = (
+            known.groups_digits[classes[emitted[:-1]]]
+            & after_digit
+            & known.is_digit[classes[emitted[1:]]]
+            & (emitted[1:] // width == line)
+            & (gap_pitch > 0)
+            & ((distance >= gap_pitch + LIST_GAP_COLUMNS) | ((distance > gap_pitch) & ~thousands))
+        )
+        return found
 
     def _inside_number(self, classes: Int, emitted: Int, width: int) -> Flags:
         """Per gap between emitted characters: is it inside a number, date or code? A digit
