@@ -102,6 +102,10 @@ LIST_GAP_COLUMNS: Final = 2
 be to make the comma a list's ("37, 70"), not a thousands or decimal one. An index's page
 lists ("121, 123, 149, 150") came out joined: p(space) 0.07-0.24 after those commas, and a
 comma before exactly three digits was taken for a thousands separator."""
+LIST_SPACE_EVIDENCE: Final = 0.10
+"""Least p(space) after a list's comma one column over the line's pitch (two columns over:
+NUMBER_SPACE_EVIDENCE). An index's page lists gave those gaps 0.12-0.42; R code's "c(0,1,0,1)",
+printed without spaces, 0.02-0.099."""
 NUMBER_SPACE_EVIDENCE: Final = 0.06
 """Least p(space) in a blank column between a lowercase word and a digit that makes it a word
 space: a number after a word is rarely part of it, and PP-OCRv5 gives such gaps 0.09-0.11 where
@@ -302,8 +306,11 @@ class WordGaps:
         inside_number = self._inside_number(classes, emitted, width)[candidate]
         needed = np.where(before_number, NUMBER_SPACE_EVIDENCE, self.threshold)
         needed = np.where(inside_number, max(self.threshold, INSIDE_NUMBER_EVIDENCE), needed)
-        # A list's comma: as weak evidence as a number after a word.
-        needed = np.where(list_comma[candidate], NUMBER_SPACE_EVIDENCE, needed)
+        # A list's comma: weak evidence will do, as weak as for a number after a word where the
+        # gap is two columns over the pitch.
+        wide_list = list_comma & (distance >= self._gap_pitch(line, pitch) + LIST_GAP_COLUMNS)
+        needed = np.where(list_comma[candidate], LIST_SPACE_EVIDENCE, needed)
+        needed = np.where(wide_list[candidate], NUMBER_SPACE_EVIDENCE, needed)
         strong = strongest >= needed
         if not strong.any():
             return np.empty(0, dtype=np.intp)
@@ -341,9 +348,7 @@ class WordGaps:
         it."""
         known = self._classes
         line = emitted[:-1] // width
-        gap_pitch = np.zeros(distance.size, dtype=np.float64)
-        known_pitch = line < pitch.size
-        gap_pitch[known_pitch] = pitch[line[known_pitch]]
+        gap_pitch = self._gap_pitch(line, pitch)
         after_digit = np.zeros(distance.size, dtype=bool)
         if distance.size > 1:
             after_digit[1:] = known.is_digit[classes[emitted[:-2]]] & (
@@ -358,6 +363,14 @@ class WordGaps:
             & ((distance >= gap_pitch + LIST_GAP_COLUMNS) | ((distance > gap_pitch) & ~thousands))
         )
         return found
+
+    @staticmethod
+    def _gap_pitch(line: Int, pitch: Floats) -> Floats:
+        """Per gap, its line's pitch (0 on a line without one)."""
+        gap_pitch = np.zeros(line.size, dtype=np.float64)
+        known = line < pitch.size
+        gap_pitch[known] = pitch[line[known]]
+        return gap_pitch
 
     def _inside_number(self, classes: Int, emitted: Int, width: int) -> Flags:
         """Per gap between emitted characters: is it inside a number, date or code? A digit
