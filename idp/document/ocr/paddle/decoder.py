@@ -41,7 +41,11 @@ column wider than the pitch with p(space) 0.28 after its first comma; only a spa
 wrote itself stands there. Between a lowercase word and a number after it (the three characters
 before the digit lowercase letters) p(space) >= NUMBER_SPACE_EVIDENCE (0.06) will do: PP-OCRv5
 gives such gaps 0.09-0.11 where it loses the space ("receipt771104"), while codes such as "x86"
-or "mp3" keep the usual evidence.
+or "mp3" keep the usual evidence. A comma between two numbers with a gap over the pitch after
+it, before a group that cannot be thousands (or two columns over before any group), is a
+list's ("121, 123"): p(space) >= LIST_SPACE_EVIDENCE (0.10) will do there, 0.06 two columns
+over. A currency sign may end or start a word, and a plus start one ("$ 10.000,00",
+"phone +44").
 
 The same happens to a dash set without spaces between two words ("recording—while", "meant—I"):
 the model gives the dash classes real weight in a blank column and the stock decoder writes
