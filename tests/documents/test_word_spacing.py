@@ -37,7 +37,7 @@ CHINESE_PAGE = Path(__file__).parent / "samples" / "chinese-lines.png"
 
 CHARACTERS = [
     *"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
-    *",.:%()-—$€+",
+    *",.:/%()-—$€+",
     "中",
     "文",
 ]
@@ -62,11 +62,11 @@ def _blank(space: float = 0.0) -> np.ndarray:
     return column
 
 
-def ctc_line(*words: str, space: float, gap: int = 1) -> np.ndarray:
-    """One line's CTC output: one column per character, PITCH columns apart inside a word and
-    PITCH + `gap` between words, blank columns between; the blank column before each word but
+def ctc_line(*words: str, space: float, gap: int = 1, pitch: int = PITCH) -> np.ndarray:
+    """One line's CTC output: one column per character, `pitch` columns apart inside a word and
+    `pitch` + `gap` between words, blank columns between; the blank column before each word but
     the first carries p(space) = `space`, as the model gives it at a word gap."""
-    columns = [_blank() for _ in range(sum(len(word) for word in words) * PITCH * 2)]
+    columns = [_blank() for _ in range(sum(len(word) for word in words) * (pitch + gap) * 2)]
     column = 1
     for number, word in enumerate(words):
         if number:
@@ -74,7 +74,7 @@ def ctc_line(*words: str, space: float, gap: int = 1) -> np.ndarray:
             columns[column - 1] = _blank(space)
         for ch in word:
             columns[column] = _char(ch)
-            column += PITCH
+            column += pitch
     return np.stack(columns[:column])
 
 
@@ -190,9 +190,9 @@ def test_spaces_around_and_between_numbers_are_still_written() -> None:
 
 
 def test_a_gap_inside_a_number_one_column_over_the_pitch_needs_strong_evidence() -> None:
-    # GIVEN "DD Form 214." as PP-OCRv5 read a form: a blank column a column wider than the
-    # pitch between the "2" and the "1", with p(space) 0.153 (above a word gap's 0.15)
-    weak = ctc_line("2", "14.", space=0.153)
+    # GIVEN "DD Form 214." as PP-OCRv5 read a form: a blank three columns after the "2", a
+    # column wider than the pitch (2), with p(space) 0.153 (above a word gap's 0.15)
+    weak = ctc_line("2", "14.", space=0.153, pitch=2)
 
     # WHEN decoded THEN the number is one token; a space the page prints there, with the
     # evidence such spaces get (0.20 and more), is still written
@@ -227,6 +227,45 @@ def test_a_comma_between_the_numbers_of_a_list_keeps_its_space() -> None:
     assert decode(wide_gap) == ["121, 123"]
     # while a comma as close as the digits around it stays inside its number
     assert decode(ctc_line("3,", "26", space=0.13, gap=0)) == ["3,26"]
+
+
+def test_a_list_comma_at_the_lines_pitch_keeps_its_space_on_strong_evidence() -> None:
+    # GIVEN an index's "46, 75" as PP-OCRv5 read it: the "7" two columns after the comma, at
+    # the line's pitch (2), with p(space) 0.39 between them
+    index = ctc_line("46,", "75", space=0.39, pitch=2, gap=0)
+
+    # WHEN decoded THEN the page numbers are two tokens
+    assert decode(index) == ["46, 75"]
+    # while a decimal comma at the pitch, with the weak evidence such gaps get, stays inside
+    # its number, and so does a thousands comma with the same strong evidence
+    assert decode(ctc_line("10.000,", "00", space=0.04, pitch=2, gap=0)) == ["10.000,00"]
+    assert decode(ctc_line("46,", "750", space=0.39, pitch=2, gap=0)) == ["46,750"]
+
+
+def test_digits_half_a_line_apart_are_separate_numbers() -> None:
+    # GIVEN an axis's tick labels as PP-OCRv5 read them: every digit four columns from the next
+    # (so the line's pitch is four), p(space) 0.12-0.16 between them
+    ticks = ctc_line("0", "1", "2", "3", space=0.12, pitch=4, gap=0)
+
+    # WHEN decoded THEN each tick label is its own token
+    assert decode(ticks) == ["0 1 2 3"]
+    # while digits as far apart without that evidence (a census table's numbers: 0.000) stay
+    # one number
+    assert decode(ctc_line("3", "45", space=0.0, pitch=4, gap=0)) == ["345"]
+    assert decode(ctc_line("3", "45", space=0.08, pitch=4, gap=0)) == ["345"]
+
+
+def test_a_time_after_a_whole_date_is_its_own_token() -> None:
+    # GIVEN "2003-03-07 08:42:38" as PP-OCRv5 read a data model's table: a column over the
+    # pitch (2) after the date, p(space) 0.12
+    iso = ctc_line("2003-03-07", "08:42:38", space=0.12, pitch=2)
+    european = ctc_line("17/03/2026", "14:05", space=0.12, pitch=2)
+
+    # WHEN decoded THEN the date and the time are two tokens
+    assert decode(iso, european) == ["2003-03-07 08:42:38", "17/03/2026 14:05"]
+    # while the same gap inside what is not yet a whole date, or in a longer number, stays
+    assert decode(ctc_line("2003-03-0", "7", space=0.12, pitch=2)) == ["2003-03-07"]
+    assert decode(ctc_line("12003-03-07", "08", space=0.12, pitch=2)) == ["12003-03-0708"]
 
 
 def test_no_space_is_written_after_a_thousands_separator() -> None:

@@ -44,8 +44,10 @@ gives such gaps 0.09-0.11 where it loses the space ("receipt771104"), while code
 or "mp3" keep the usual evidence. A comma between two numbers with a gap over the pitch after
 it, before a group that cannot be thousands (or two columns over before any group), is a
 list's ("121, 123"): p(space) >= LIST_SPACE_EVIDENCE (0.10) will do there, 0.06 two columns
-over. A currency sign may end or start a word, and a plus start one ("$ 10.000,00",
-"phone +44").
+over; after a comma that cannot be a thousands one, 0.20 at the pitch will ("46, 75"). Inside
+a number, 0.10 will do in a gap of WIDE_GAP_COLUMNS (half the line's height: an axis's tick
+labels, "0 1 2 3") or right after a whole date ("2003-03-07 08:42:38"). A currency sign may end
+or start a word, and a plus start one ("$ 10.000,00", "phone +44").
 
 The same happens to a dash set without spaces between two words ("recording—while", "meant—I"):
 the model gives the dash classes real weight in a blank column and the stock decoder writes
@@ -78,6 +80,7 @@ one.
 from __future__ import annotations
 
 import logging
+import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -110,6 +113,19 @@ LIST_SPACE_EVIDENCE: Final = 0.10
 """Least p(space) after a list's comma one column over the line's pitch (two columns over:
 NUMBER_SPACE_EVIDENCE). An index's page lists gave those gaps 0.12-0.42; R code's "c(0,1,0,1)",
 printed without spaces, 0.02-0.099."""
+WIDE_GAP_COLUMNS: Final = 4
+"""A gap between two characters of a number at least this many columns wide (half the 48 px
+line's height; digits of a number stand 2-4 columns apart) needs only LIST_SPACE_EVIDENCE and
+no comparison with the pitch: an axis's tick labels ("0 1 2 3", p(space) 0.12-0.16) and R's
+printed vectors ("1 2 4 3 5 6", 0.10-0.29) set every digit that far apart, so a line of them
+has no narrower pitch to stand out from, while the 4-column gaps inside a census table's
+numbers have p(space) 0.000."""
+_DATE_END: Final = re.compile(r"(?<![\d.,/:-])(?:\d{4}-\d{2}-\d{2}|\d{1,2}[/.]\d{1,2}[/.]\d{4})$")
+"""A whole date (2003-03-07, 17/03/2026, 7.3.2026) at the end of what a line has read so far: a
+digit after it starts another token, and a gap over the pitch there needs only
+LIST_SPACE_EVIDENCE. A data model's "2003-03-07 08:42:38" came out "2003-03-0708:42:38" with
+p(space) 0.12 a column over the pitch: the geometry of the false "2 14." (0.153), so no width or
+evidence tells them apart, only that a date's day has two digits and its year four."""
 NUMBER_SPACE_EVIDENCE: Final = 0.06
 """Least p(space) in a blank column between a lowercase word and a digit that makes it a word
 space: a number after a word is rarely part of it, and PP-OCRv5 gives such gaps 0.09-0.11 where
@@ -236,7 +252,8 @@ class WordGaps:
             raise ValueError("the model's character list does not end with the space class")
         self.space = len(characters) - 1
         self.threshold = threshold
-        self._classes = _classes(tuple(characters))
+        self._characters = tuple(characters)
+        self._classes = _classes(self._characters)
         self._dashes = np.array([characters.index(d) for d in DASHES if d in characters])
 
     def dashes(self, best: Int, probs: Floats) -> tuple[Int, Int]:
@@ -311,22 +328,30 @@ class WordGaps:
         needed = np.where(before_number, NUMBER_SPACE_EVIDENCE, self.threshold)
         needed = np.where(inside_number, max(self.threshold, INSIDE_NUMBER_EVIDENCE), needed)
         # A list's comma: weak evidence will do, as weak as for a number after a word where the
-        # gap is two columns over the pitch.
+        # gap is two columns over the pitch. So will a gap half the line's height wide.
         wide_list = list_comma & (distance >= self._gap_pitch(line, pitch) + LIST_GAP_COLUMNS)
         needed = np.where(list_comma[candidate], LIST_SPACE_EVIDENCE, needed)
         needed = np.where(wide_list[candidate], NUMBER_SPACE_EVIDENCE, needed)
+        spread = inside_number & (distance[candidate] >= WIDE_GAP_COLUMNS)
+        after_date = np.zeros(inside_number.size, dtype=bool)
+        after_date[inside_number] = self._after_date(
+            classes, emitted, width, np.flatnonzero(candidate)[inside_number]
+        )
+        needed = np.where(spread | after_date, np.minimum(needed, LIST_SPACE_EVIDENCE), needed)
         strong = strongest >= needed
         if not strong.any():
             return np.empty(0, dtype=np.intp)
         chosen = np.flatnonzero(candidate)[strong]
         # Inside a number a gap must be wider than the line's pitch: digits are set at one
-        # width, and the blank a narrow "1" leaves is no space ("1 7/03/2026").
+        # width, and the blank a narrow "1" leaves is no space ("1 7/03/2026"). After a comma
+        # that is not a thousands one, the strong evidence asked there will do at the pitch
+        # (an index's "46, 75": p(space) 0.39 two columns after the comma, pitch 2; a decimal
+        # comma's gap, "10.000,00", stays under 0.05).
         inside = inside_number[strong]
-        wide = np.where(
-            inside,
-            distance[chosen] > pitch[line[chosen]],
-            distance[chosen] >= pitch[line[chosen]],
-        )
+        at_pitch = (distance[chosen] >= pitch[line[chosen]]) | spread[strong]
+        over_pitch = (distance[chosen] > pitch[line[chosen]]) | spread[strong]
+        after_comma = self._comma_between_digits(classes, emitted, width)[chosen]
+        wide = np.where(inside & ~after_comma, over_pitch, at_pitch)
         return np.array(
             [
                 start + int(np.argmax(evidence[start:end]))
@@ -350,11 +375,32 @@ class WordGaps:
         three digits), or at least LIST_GAP_COLUMNS wider before any group: a thousands or
         decimal comma sits as close as any two digits, a list's comma has a word space after
         it."""
+        gap_pitch = self._gap_pitch(emitted[:-1] // width, pitch)
+        found: Flags = (
+            self._comma_between_digits(classes, emitted, width)
+            & (gap_pitch > 0)
+            & ((distance >= gap_pitch + LIST_GAP_COLUMNS) | ((distance > gap_pitch) & ~thousands))
+        )
+        return found
+
+    def _after_date(self, classes: Int, emitted: Int, width: int, gaps: Int) -> Flags:
+        """Per gap of `gaps` (indices of gaps between emitted characters): does a whole date end
+        right before it on its line (_DATE_END)?"""
+        found = np.zeros(gaps.size, dtype=bool)
+        line = emitted // width
+        for n, gap in enumerate(gaps):
+            before = emitted[max(0, gap - 10) : gap + 1]
+            text = "".join(self._characters[classes[e]] for e in before if e // width == line[gap])
+            found[n] = _DATE_END.search(text) is not None
+        return found
+
+    def _comma_between_digits(self, classes: Int, emitted: Int, width: int) -> Flags:
+        """Per gap between emitted characters: does it follow a comma that has a digit before
+        it and a digit after the gap, all on one line?"""
         known = self._classes
         line = emitted[:-1] // width
-        gap_pitch = self._gap_pitch(line, pitch)
-        after_digit = np.zeros(distance.size, dtype=bool)
-        if distance.size > 1:
+        after_digit = np.zeros(line.size, dtype=bool)
+        if line.size > 1:
             after_digit[1:] = known.is_digit[classes[emitted[:-2]]] & (
                 emitted[:-2] // width == line[1:]
             )
@@ -363,8 +409,6 @@ class WordGaps:
             & after_digit
             & known.is_digit[classes[emitted[1:]]]
             & (emitted[1:] // width == line)
-            & (gap_pitch > 0)
-            & ((distance >= gap_pitch + LIST_GAP_COLUMNS) | ((distance > gap_pitch) & ~thousands))
         )
         return found
 
