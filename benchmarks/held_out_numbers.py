@@ -3,7 +3,7 @@ set, and the structure corpus's table, form and statement pages, read by this pi
 text-line models, by Tesseract 5 and by RapidOCR, all on the same pixels.
 
     .venv/bin/python benchmarks/held_out_numbers.py [--engines ppocrv5,ppocrv6,tesseract,rapidocr]
-        [--pages ID-SUBSTRING ...] [--rapidocr-python PATH] [--output PATH]
+        [--pages ID-SUBSTRING ...] [--looked-at-only] [--rapidocr-python PATH] [--output PATH]
 
 Born-digital pages, rendered as damaged scans, their own text layer the truth; every
 document is pinned by version and sha256 with its licence recorded (benchmarks/structure_corpus.py
@@ -368,13 +368,21 @@ def main() -> None:
     parser.add_argument("--engines", default=",".join(ENGINES))
     parser.add_argument("--pages", nargs="*", default=[], help="only pages whose id has one")
     parser.add_argument("--no-lookalike-digits", action="store_true")
+    parser.add_argument(
+        "--looked-at-only",
+        action="store_true",
+        help="leave out the pages never looked at (for a run that tunes a rule)",
+    )
     parser.add_argument("--rapidocr-python", default=os.environ.get("RAPIDOCR_PYTHON"))
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
     started, load_start = time.monotonic(), os.getloadavg()[0]
     engines = [name for name in args.engines.split(",") if name]
     chosen = [
-        page for page in numeric_pages() if not args.pages or any(s in page.id for s in args.pages)
+        page
+        for page in numeric_pages()
+        if (not args.pages or any(s in page.id for s in args.pages))
+        and not (args.looked_at_only and page in THIRD_FRESH_PAGES)
     ]
     print(f"preparing {len(chosen)} pages", file=sys.stderr)
     prepared = [prepare(page) for page in chosen]

@@ -46,3 +46,20 @@ def test_a_flagged_number_counts_as_wrong_only_when_the_truth_lacks_it() -> None
 
     # WHEN compared with the page's truth THEN only the one read wrong counts
     assert held_out_numbers.wrong_numbers(flagged, "'13', (1.4) 2026 17/03/2026.") == 1
+
+
+def test_the_pages_never_looked_at_are_left_out_of_a_tuning_run_and_reported_apart() -> None:
+    # GIVEN the three fresh sets, each chosen blind by the numeric-token rule
+    third, second, first = (
+        held_out_numbers.THIRD_FRESH_PAGES,
+        held_out_numbers.FRESH_PAGES,
+        held_out_numbers.FIRST_FRESH_PAGES,
+    )
+
+    # THEN no page is in two sets, and only the last chosen counts as never looked at
+    ids = [page.id for page in (*third, *second, *first)]
+    assert len(ids) == len(set(ids)) == 42
+    assert {g for page in third for g in held_out_numbers.groups_of(page)} == {"never looked at"}
+    assert {g for page in second for g in held_out_numbers.groups_of(page)} == {
+        "second fresh set"
+    }
