@@ -60,6 +60,4 @@ def test_the_pages_never_looked_at_are_left_out_of_a_tuning_run_and_reported_apa
     ids = [page.id for page in (*third, *second, *first)]
     assert len(ids) == len(set(ids)) == 42
     assert {g for page in third for g in held_out_numbers.groups_of(page)} == {"never looked at"}
-    assert {g for page in second for g in held_out_numbers.groups_of(page)} == {
-        "second fresh set"
-    }
+    assert {g for page in second for g in held_out_numbers.groups_of(page)} == {"second fresh set"}
