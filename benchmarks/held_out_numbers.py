@@ -39,7 +39,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -345,7 +345,7 @@ FOURTH_FRESH_PAGES: Final = (
 class TextLineEngine:
     """This pipeline's text-line engine, warm, reading a page image as a job does."""
 
-    def __init__(self, model: str, *, lookalike_digits: bool) -> None:
+    def __init__(self, model: str, *, lookalike_digits: bool, detector_side: int | None) -> None:
         from idp.contract.jobs import JobOptions
         from idp.contract.names import OcrModel
         from idp.document.ocr.models.cache import ModelCache
@@ -357,6 +357,8 @@ class TextLineEngine:
         models = Path(os.environ.get("IDP_MODELS_DIR", REPO_ROOT / ".models"))
         cache = ModelCache(s3=None, bucket=None, search_roots=[models])
         settings = EngineSettings(lookalike_digits=lookalike_digits)
+        if detector_side is not None:
+            settings = replace(settings, det_limit_side_len=detector_side)
         registry = EngineRegistry(resolve=cache.fetch, settings=settings)
         self.options = JobOptions()
         self.reader = registry.get(OcrModel(model), "en", self.options)
@@ -383,7 +385,9 @@ def start_engines(
     for name in engines:
         if name in MODELS:
             readers[name] = TextLineEngine(
-                MODELS[name], lookalike_digits=not args.no_lookalike_digits
+                MODELS[name],
+                lookalike_digits=not args.no_lookalike_digits,
+                detector_side=args.detector_side,
             )
         elif name == "tesseract":
             versions["tesseract"] = tesseract_version()
@@ -434,6 +438,9 @@ def main() -> None:
     parser.add_argument("--engines", default=",".join(ENGINES))
     parser.add_argument("--pages", nargs="*", default=[], help="only pages whose id has one")
     parser.add_argument("--no-lookalike-digits", action="store_true")
+    parser.add_argument(
+        "--detector-side", type=int, help="the detector's input limit (EngineSettings's default)"
+    )
     parser.add_argument(
         "--looked-at-only",
         action="store_true",

@@ -255,6 +255,19 @@ def test_digits_half_a_line_apart_are_separate_numbers() -> None:
     assert decode(ctc_line("3", "45", space=0.08, pitch=4, gap=0)) == ["345"]
 
 
+def test_digits_a_line_height_apart_are_separate_numbers_whatever_the_space_class_says() -> None:
+    # GIVEN a plot's tick labels "100 150" as PP-OCRv5 read them: 12 columns between the two
+    # numbers at pitch 3, p(space) 0.052; and R's printed "0 1 2 3" in a monospaced font, every
+    # digit 6 columns from the next, p(space) 0.015-0.072
+    ticks = ctc_line("100", "150", space=0.05, pitch=3, gap=9)
+    vector = ctc_line("0", "1", "2", "3", space=0.02, pitch=6, gap=0)
+
+    # WHEN decoded THEN each number is its own token
+    assert decode(ticks, vector) == ["100 150", "0 1 2 3"]
+    # while digits five columns apart without evidence stay one number
+    assert decode(ctc_line("3", "45", space=0.02, pitch=5, gap=0)) == ["345"]
+
+
 def test_a_time_after_a_whole_date_is_its_own_token() -> None:
     # GIVEN "2003-03-07 08:42:38" as PP-OCRv5 read a data model's table: a column over the
     # pitch (2) after the date, p(space) 0.12

@@ -1,5 +1,5 @@
-"""One page, read step by step: orient → recognize → split gutters → reading order → verdict →
-second read where doubtful.
+"""One page, read step by step: orient → recognize → split gutters → index lists → reading
+order → verdict → second read where doubtful.
 
 Every engine gets every step: the steps (idp.document.ocr.steps) take what an engine recognized
 and know nothing of the engine. An engine that finds a page's layout itself (PP-StructureV3,
@@ -18,6 +18,7 @@ from idp.contract.results import EngineInfo, PageQuality, PageResult
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import MultiPageEngine, OcrEngine, PageContent
 from idp.document.ocr.steps.gutters import split_at_gutters
+from idp.document.ocr.steps.index_lists import split_index_lists
 from idp.document.ocr.steps.orientation import LineReader, OrientationModels, read_upright
 from idp.document.ocr.steps.quality import assess_page, retry_scale, second_read_is_better
 from idp.document.ocr.steps.reading_order import read_in_order
@@ -107,11 +108,11 @@ def _recognized(engine: OcrEngine, image: PageImage) -> PageContent:
 def _laid_out(content: PageContent, image: PageImage) -> PageContent:
     """A text-line engine's lines, split where the detector ran across a column gutter, grouped
     into blocks and put in reading order (PaddleOCR sorts lines by y alone, which reads straight
-    across columns), a row that ends in an amount as one line; a layout engine's content as it
-    is."""
+    across columns), an index's page lists spaced, a row that ends in an amount as one line; a
+    layout engine's content as it is."""
     if content.blocks:
         return content
-    lines = split_at_gutters(content.lines)
+    lines = split_index_lists(split_at_gutters(content.lines))
     ordered = read_in_order(lines, image.width, image.height)
     return join_amount_rows(replace(content, lines=ordered.lines, blocks=ordered.blocks))
 

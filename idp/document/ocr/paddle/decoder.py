@@ -46,8 +46,10 @@ it, before a group that cannot be thousands (or two columns over before any grou
 list's ("121, 123"): p(space) >= LIST_SPACE_EVIDENCE (0.10) will do there, 0.06 two columns
 over; after a comma that cannot be a thousands one, 0.20 at the pitch will ("46, 75"). Inside
 a number, 0.10 will do in a gap of WIDE_GAP_COLUMNS (half the line's height: an axis's tick
-labels, "0 1 2 3") or right after a whole date ("2003-03-07 08:42:38"). A currency sign may end
-or start a word, and a plus start one ("$ 10.000,00", "phone +44").
+labels, "0 1 2 3") or right after a whole date ("2003-03-07 08:42:38"), and in a gap of
+FAR_GAP_COLUMNS (the line's height) any blank column will ("100 150"). Where an index's page
+list still reads joined ("27,29"), the page tells it apart (idp.document.ocr.steps.index_lists).
+A currency sign may end or start a word, and a plus start one ("$ 10.000,00", "phone +44").
 
 The same happens to a dash set without spaces between two words ("recording—while", "meant—I"):
 the model gives the dash classes real weight in a blank column and the stock decoder writes
@@ -120,6 +122,12 @@ no comparison with the pitch: an axis's tick labels ("0 1 2 3", p(space) 0.12-0.
 printed vectors ("1 2 4 3 5 6", 0.10-0.29) set every digit that far apart, so a line of them
 has no narrower pitch to stand out from, while the 4-column gaps inside a census table's
 numbers have p(space) 0.000."""
+FAR_GAP_COLUMNS: Final = 6
+"""A gap between two characters of a number at least this many columns wide (the 48 px line's
+height) is a space whatever p(space): no glyph of a number leaves that much blank, while a
+plot's tick labels ("100 150", 12 columns apart) and R's printed vectors set in a monospaced
+font ("0 1 2 3", 6-7 columns) had p(space) 0.015-0.072 there."""
+_ANY_BLANK: Final = 1e-9  # a blank column, whatever its p(space)
 _DATE_END: Final = re.compile(r"(?<![\d.,/:-])(?:\d{4}-\d{2}-\d{2}|\d{1,2}[/.]\d{1,2}[/.]\d{4})$")
 """A whole date (2003-03-07, 17/03/2026, 7.3.2026) at the end of what a line has read so far: a
 digit after it starts another token, and a gap over the pitch there needs only
@@ -338,6 +346,8 @@ class WordGaps:
             classes, emitted, width, np.flatnonzero(candidate)[inside_number]
         )
         needed = np.where(spread | after_date, np.minimum(needed, LIST_SPACE_EVIDENCE), needed)
+        far = inside_number & (distance[candidate] >= FAR_GAP_COLUMNS)
+        needed = np.where(far, _ANY_BLANK, needed)
         strong = strongest >= needed
         if not strong.any():
             return np.empty(0, dtype=np.intp)
