@@ -37,7 +37,7 @@ CHINESE_PAGE = Path(__file__).parent / "samples" / "chinese-lines.png"
 
 CHARACTERS = [
     *"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
-    *",.:/%()-—$€+",
+    *",.:/%()-—$€+&，２",
     "中",
     "文",
 ]
@@ -213,6 +213,36 @@ def test_a_currency_sign_or_a_plus_before_a_number_is_spaced_like_a_word() -> No
     # WHEN decoded THEN the spaces are written, and a sign without space evidence stays on
     assert decode(*spaced) == ["$ 10.000,00", "EUR €12", "phone +44"]
     assert decode(tight) == ["$10,000"]
+
+
+def test_an_ampersand_is_spaced_like_a_word_where_the_model_half_saw_the_gap() -> None:
+    # GIVEN a LaTeX table's "0 & 1 &" in a monospaced font with the word gaps the model half
+    # saw (read "0&1&" without the rule), and "R&D" set tight
+    spaced = ctc_line("0", "&", "1", "&", space=0.3)
+    tight = ctc_line("R", "&", "D", space=0.0)
+
+    # WHEN decoded THEN the spaces are written, and the tight one stays tight
+    assert decode(spaced, tight) == ["0 & 1 &", "R&D"]
+
+
+def test_a_fullwidth_form_on_a_latin_line_reads_as_its_ascii_character() -> None:
+    # GIVEN a code listing's "(13, 5, 20" as PP-OCRv5 read it, with fullwidth commas, the word
+    # gaps after them half seen; "0２4" with a fullwidth digit; and a Chinese line's own comma
+    listing = ctc_line("13，", "5，", "20", space=0.3)
+    digit = ctc_line("0２4", space=0.0)
+    chinese = ctc_line("中文，12", space=0.0)
+
+    # WHEN decoded
+    width = max(len(listing), len(digit), len(chinese))
+    batch = [
+        np.vstack([line, *[_blank()] * (width - len(line))]) for line in (listing, digit, chinese)
+    ]
+    texts, scores = SpaceAwareCtcDecode(STOCK)([np.stack(batch)])
+
+    # THEN the Latin lines read ASCII, spaced as a list, and the digit is as sure as the model
+    # was of its glyph (the inserted spaces count at their own 0.3 in the listing's score)
+    assert texts == ["13, 5, 20", "024", "中文，12"]
+    assert scores[1] > 0.97
 
 
 def test_a_comma_between_the_numbers_of_a_list_keeps_its_space() -> None:

@@ -67,7 +67,9 @@ Everything else decodes exactly as PaddleX does (duplicates merged, blanks dropp
 per-character confidence); an inserted space or dash counts in the line's confidence at its
 own probability.
 
-Two more things only the columns show. Inside a token that is mostly digits, a letter the
+Three more things only the columns show. On a line of no Chinese, Japanese or Korean, a
+fullwidth form the model wrote ("，", "２") is read as its ASCII character (`HalfwidthForms`).
+Inside a token that is mostly digits, a letter the
 recognizer took for a look-alike digit (O/0, l/1, S/5, B/8) is read as that digit where the
 digit holds p >= LOOKALIKE_EVIDENCE in the letter's column (`LookalikeDigits`). And while
 `SpaceAwareCtcDecode.token_confidences` is open, each line's tokens keep the confidence of
@@ -143,9 +145,11 @@ BLANK: Final = 0  # CTC blank: PaddleX puts it first in the model's character li
 SPACE: Final = " "  # and the space last (use_space_char)
 
 # Closing marks a word space may follow, and opening brackets one may precede, besides letters
-# and digits (Unicode categories Pe/Ps cover brackets of every script, Sc currency signs).
-_ENDS_WORD_MARKS: Final = frozenset(",.;:!?%")
-_STARTS_WORD_MARKS: Final = frozenset("+")
+# and digits (Unicode categories Pe/Ps cover brackets of every script, Sc currency signs). An
+# ampersand stands as a word of its own as often as inside one ("Smith & Co", a LaTeX table's
+# "0 & 1 &", read "0&1&" without it; "R&D" gives its gaps no evidence).
+_ENDS_WORD_MARKS: Final = frozenset(",.;:!?%&")
+_STARTS_WORD_MARKS: Final = frozenset("+&")
 # Closing brackets and currency signs; opening brackets and currency signs.
 _ENDS_WORD_CATEGORIES: Final = frozenset({"Pe", "Sc"})
 _STARTS_WORD_CATEGORIES: Final = frozenset({"Ps", "Sc"})
@@ -661,6 +665,42 @@ class LookalikeDigits:
         return 1
 
 
+class HalfwidthForms:
+    """Reads a fullwidth form the recognizer wrote in a line of no Chinese, Japanese or Korean
+    ("(13，5, 20，22", "0２4") as the ASCII character it stands for. The multilingual models
+    carry both forms of every ASCII mark, digit and letter (U+FF01-FF5E), and now and then
+    pick the fullwidth one on a Latin line: a code listing's "(13, 5, 20, 22, 37, 45, 19, 4)"
+    came out with fullwidth commas, which no word-space rule takes for a comma, and its eight
+    numbers as two tokens. A line with a character of those scripts keeps every form as read."""
+
+    def __init__(self, characters: Sequence[str]) -> None:
+        index = {ch: number for number, ch in enumerate(characters)}
+        plain = np.arange(len(characters))
+        for ch, number in index.items():
+            if len(ch) == 1 and 0xFF01 <= ord(ch) <= 0xFF5E:
+                plain[number] = index.get(unicodedata.normalize("NFKC", ch), number)
+        self.plain = plain
+        self.fullwidth = plain != np.arange(len(characters))
+        wide = np.fromiter(
+            (
+                len(ch) == 1 and unicodedata.east_asian_width(ch) in _EAST_ASIAN_WIDE
+                for ch in characters
+            ),
+            dtype=bool,
+            count=len(characters),
+        )
+        self.wide_script = wide & ~self.fullwidth
+
+    def swap(self, best: Int) -> tuple[Flags, Int]:
+        """Rewrite `best` (lines × columns) in place; the columns rewritten, and the fullwidth
+        class each held."""
+        lines_of_wide_script = self.wide_script[best].any(axis=1)
+        swapped: Flags = self.fullwidth[best] & ~lines_of_wide_script[:, None]
+        was: Int = best[swapped]
+        best[swapped] = self.plain[was]
+        return swapped, was
+
+
 class SpaceAwareCtcDecode:
     """Drop-in for PaddleX's CTCLabelDecode (a text recognition model's `post_op`) that also
     writes the word spaces and dashes `WordGaps` finds, and drops a space the model wrote after a
@@ -674,6 +714,7 @@ class SpaceAwareCtcDecode:
         self.character: list[str] = base.character
         self.gaps = WordGaps(self.character, threshold=threshold)
         self.lookalikes = LookalikeDigits(self.character)
+        self.halfwidth = HalfwidthForms(self.character)
         self.swap_lookalikes = lookalike_digits
         self._record: dict[str, list[float]] | None = None
 
@@ -709,6 +750,7 @@ class SpaceAwareCtcDecode:
     ) -> tuple[list[Any], list[float]]:
         probs = np.asarray(pred[0])
         best = probs.argmax(axis=-1)
+        halfwidth, fullwidth = self.halfwidth.swap(best)
         np.put(best, self.gaps.ligature_spaces(best), BLANK)
         np.put(best, self.gaps.number_spaces(best), BLANK)
         dash_columns, dash_classes = self.gaps.dashes(best, probs)
@@ -718,6 +760,10 @@ class SpaceAwareCtcDecode:
         if self.swap_lookalikes:
             self.lookalikes.swap(best, probs)
         confidence = np.take_along_axis(probs, best[..., None], axis=-1)[..., 0]
+        # Both forms of a character are one reading of the glyph: their probabilities add up.
+        at = halfwidth & (best == self.halfwidth.plain[best])
+        confidence[at] += probs[at][np.arange(int(at.sum())), fullwidth[at[halfwidth]]]
+        confidence = np.minimum(confidence, 1.0)
         decoded = self.base.decode(
             best, confidence, is_remove_duplicate=True, return_word_box=return_word_box
         )
