@@ -48,30 +48,40 @@ ENTRIES = [
 def test_an_index_page_spaces_the_page_numbers_its_lists_joined() -> None:
     # GIVEN an index page: entries ending in page lists, several printed "90, 91", and three
     # the recognizer read joined
-    lines = page([*ENTRIES, "string 27,29", "system 30,169", "surface 134, 135,136, 150,151"])
+    lines = page(
+        [
+            *ENTRIES,
+            "string 27,29",
+            "system 30,169",
+            "surface 134, 135,136, 150,151",
+            "tension 121,123,149,150",
+        ]
+    )
 
     # WHEN its page lists are read
     read = split_index_lists(lines)
 
     # THEN the joined pairs are lists, and every other line is as read
-    assert [one.text for one in read[-3:]] == [
+    assert [one.text for one in read[-4:]] == [
         "string 27, 29",
         "system 30, 169",
         "surface 134, 135, 136, 150, 151",
+        "tension 121, 123, 149, 150",
     ]
-    assert read[:-3] == lines[:-3]
+    assert read[:-4] == lines[:-4]
     # AND each word split keeps its confidence and takes its characters' share of the box
-    system = read[-2]
+    system = read[-3]
     assert [word.text for word in system.words] == ["system", "30,", "169"]
-    joined = lines[-2].words[1].box
+    joined = lines[-3].words[1].box
     first, second = system.words[1].box, system.words[2].box
     assert first[0] == joined[0]
     assert second[1] == joined[1]
     assert first[1][0] == second[0][0] == joined[0][0] + 3 * CHAR
     assert {word.confidence for word in system.words} == {0.9}
-    assert [word.text for word in read[-1].words] == [
+    assert [word.text for word in read[-2].words] == [
         *("surface", "134,", "135,", "136,", "150,", "151"),
     ]
+    assert [word.text for word in read[-1].words] == ["tension", "121,", "123,", "149,", "150"]
 
 
 def test_a_page_that_is_no_index_keeps_its_numbers_as_read() -> None:

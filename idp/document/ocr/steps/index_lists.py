@@ -38,8 +38,9 @@ but never in two numbers with a comma and a space between them."""
 _PAGE_LIST: Final = re.compile(r"(?:^|(?<=\s))\d{1,4}(?:, ?\d{1,4})*$")
 # A word of a page list.
 _PAGE_LIST_WORD: Final = re.compile(r"\d{1,4}(?:,\d{1,4})*,?")
-# Two numbers of a page list joined by a comma with no space, and two printed as a list.
-_JOINED: Final = re.compile(r"(\d{1,4}),(\d{1,4})")
+# Two numbers of a page list joined by a comma with no space (each pair of a run joined as one:
+# "121,123,149"), and two printed as a list.
+_JOINED: Final = re.compile(r"(?<!\d)(\d{1,4}),(?=(\d{1,4})(?!\d))")
 _PRINTED: Final = re.compile(r"(\d{1,4}), (\d{1,4})")
 
 
@@ -67,9 +68,7 @@ def _page_list(text: str) -> str | None:
 def _cuts(text: str) -> list[int]:
     """Where in `text` a space goes: after each comma that joins two ascending numbers."""
     return [
-        found.end(1) + 1
-        for found in _JOINED.finditer(text)
-        if int(found.group(1)) < int(found.group(2))
+        found.end() for found in _JOINED.finditer(text) if int(found.group(1)) < int(found.group(2))
     ]
 
 
