@@ -46,6 +46,8 @@ class PageInk:
     heights: npt.NDArray[np.int32]  # per label (index 0: the paper)
     widths: npt.NDArray[np.int32]
     areas: npt.NDArray[np.int32]
+    lefts: npt.NDArray[np.int32]
+    tops: npt.NDArray[np.int32]
 
     @property
     def pixels(self) -> int:
@@ -57,14 +59,15 @@ class PageInk:
         return float(self.areas[1:].sum()) / max(self.pixels, 1)
 
 
-def page_ink(pixels: npt.NDArray[np.uint8]) -> PageInk:
-    """The ink of an RGB (H×W×3) or grey (H×W) page."""
+def page_ink(pixels: npt.NDArray[np.uint8], *, side: int = INK_SIDE) -> PageInk:
+    """The ink of an RGB (H×W×3) or grey (H×W) page, on a copy whose long side is about
+    `side`."""
     import cv2
 
     height, width = pixels.shape[:2]
     grey = cv2.cvtColor(pixels, cv2.COLOR_RGB2GRAY) if pixels.ndim == 3 else pixels
     # A whole-number step: OpenCV averages k×k blocks in ~1 ms, where a fractional one takes ~8.
-    step = max(1, round(max(height, width) / INK_SIDE))
+    step = max(1, round(max(height, width) / side))
     if step > 1:
         size = (max(1, width // step), max(1, height // step))
         grey = cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
@@ -80,6 +83,8 @@ def page_ink(pixels: npt.NDArray[np.uint8]) -> PageInk:
         heights=table[:, cv2.CC_STAT_HEIGHT],
         widths=table[:, cv2.CC_STAT_WIDTH],
         areas=table[:, cv2.CC_STAT_AREA],
+        lefts=table[:, cv2.CC_STAT_LEFT],
+        tops=table[:, cv2.CC_STAT_TOP],
     )
 
 

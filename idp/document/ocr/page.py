@@ -1,5 +1,5 @@
-"""One page, read step by step: orient → recognize → split gutters → index lists → reading
-order → verdict → second read where doubtful.
+"""One page, read step by step: orient → recognize → read what the detector passed over →
+split gutters → index lists → reading order → verdict → second read where doubtful.
 
 Every engine gets every step: the steps (idp.document.ocr.steps) take what an engine recognized
 and know nothing of the engine. An engine that finds a page's layout itself (PP-StructureV3,
@@ -19,6 +19,7 @@ from idp.document.decode import PageImage
 from idp.document.ocr.engine import MultiPageEngine, OcrEngine, PageContent
 from idp.document.ocr.steps.gutters import split_at_gutters
 from idp.document.ocr.steps.index_lists import split_index_lists
+from idp.document.ocr.steps.missed_text import read_missed_text
 from idp.document.ocr.steps.orientation import LineReader, OrientationModels, read_upright
 from idp.document.ocr.steps.quality import assess_page, retry_scale, second_read_is_better
 from idp.document.ocr.steps.reading_order import read_in_order
@@ -102,7 +103,10 @@ def _read_all(reader: Reader, images: Sequence[PageImage]) -> list[PageContent]:
 
 
 def _recognized(engine: OcrEngine, image: PageImage) -> PageContent:
-    return _laid_out(engine.recognize(image), image)
+    content = engine.recognize(image)
+    if isinstance(engine, LineReader):  # text the detector passed over, read by its recognizer
+        content = read_missed_text(content, image, engine)
+    return _laid_out(content, image)
 
 
 def _laid_out(content: PageContent, image: PageImage) -> PageContent:
