@@ -62,7 +62,7 @@ def read_missed_text(content: PageContent, image: PageImage, reader: LineReader)
         pixels[int(y0) : int(np.ceil(y1)), int(x0) : int(np.ceil(x1))] for x0, y0, x1, y1 in runs
     ]
     found = [
-        _line(text.strip(), confidence, run)
+        line_on(run, text.strip(), confidence)
         for run, (text, confidence) in zip(runs, reader.read_lines(crops), strict=True)
         if confidence >= MIN_CONFIDENCE and any(ch.isalnum() for ch in text)
     ]
@@ -160,9 +160,9 @@ def _owners(
     return owner, glyph[rows, nearest] & (owner >= 0)
 
 
-def _line(text: str, confidence: float, run: Bounds) -> Line:
-    """A line of `text` on the run's bounds, its words placed by their share of the text."""
-    x0, y0, x1, y1 = run
+def line_on(box: Bounds, text: str, confidence: float) -> Line:
+    """A line of `text` read on its own in `box`, its words placed by their share of the text."""
+    x0, y0, x1, y1 = box
     quad = ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
     size = len(text)
     words = []
