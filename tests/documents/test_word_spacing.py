@@ -259,6 +259,19 @@ def test_a_comma_between_the_numbers_of_a_list_keeps_its_space() -> None:
     assert decode(ctc_line("3,", "26", space=0.13, gap=0)) == ["3,26"]
 
 
+def test_a_list_comma_two_columns_over_the_pitch_is_a_space_whatever_the_space_class_says() -> None:
+    # GIVEN R's printed vector "272, 89, 407, ..., 323, 128, 423" in a monospaced font as
+    # PP-OCRv5 read it on a 200-dpi scan: pitch 3, the next number five columns after each comma
+    # (a comma and a space, each a character wide), p(space) 0.001-0.024 there
+    vector = ctc_line("272,", "89,", "323,", "128,", "423", space=0.015, gap=2)
+
+    # WHEN decoded THEN each number is its own token, even before a group of three digits
+    assert decode(vector) == ["272, 89, 323, 128, 423"]
+    # while a thousands comma a column over the pitch, even with the model's evidence there
+    # (0.28 on a 150-dpi scan), stays inside its number
+    assert decode(ctc_line("1,", "117,", "411.70", space=0.28, gap=1)) == ["1,117,411.70"]
+
+
 def test_a_list_comma_at_the_lines_pitch_keeps_its_space_on_strong_evidence() -> None:
     # GIVEN an index's "46, 75" as PP-OCRv5 read it: the "7" two columns after the comma, at
     # the line's pitch (2), with p(space) 0.39 between them

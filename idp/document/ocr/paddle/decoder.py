@@ -29,27 +29,29 @@ the ONNX Runtime backends) and writes a space between two characters when all of
 
 Inside a number, date or code (a digit, or one of , . : / - after a digit, before a digit) the
 blank column needs p(space) >= INSIDE_NUMBER_EVIDENCE (0.20), and the gap must also be wider
-than the line's pitch: digits are set at one width, so a blank column a
-narrow "1" leaves ("1 7/03/2026") or one after a thousands comma is no word gap, while "NW1 6XE"
-and "+44 20 7946" are a column wider. A space the model itself wrote there with its two sides
-closer than the pitch is dropped ("11, 111.11"). On the demo letter and a page of dates, amounts,
-codes and phone numbers (tests/documents/test_word_spacing.py), every space inside those numbers
-came from such gaps, and every space between two numbers was at least a column wider. After a
-thousands separator (a comma between a digit and a group of exactly three digits that ends the
-number) a blank column is no evidence at all: on a 150-dpi scan "1,117,411.70" had a gap a
-column wider than the pitch with p(space) 0.28 after its first comma; only a space the model
-wrote itself stands there. Between a lowercase word and a number after it (the three characters
-before the digit lowercase letters) p(space) >= NUMBER_SPACE_EVIDENCE (0.06) will do: PP-OCRv5
-gives such gaps 0.09-0.11 where it loses the space ("receipt771104"), while codes such as "x86"
-or "mp3" keep the usual evidence. A comma between two numbers with a gap over the pitch after
-it, before a group that cannot be thousands (or two columns over before any group), is a
-list's ("121, 123"): p(space) >= LIST_SPACE_EVIDENCE (0.10) will do there, 0.06 two columns
-over; after a comma that cannot be a thousands one, 0.20 at the pitch will ("46, 75"). Inside
-a number, 0.10 will do in a gap of WIDE_GAP_COLUMNS (half the line's height: an axis's tick
-labels, "0 1 2 3") or right after a whole date ("2003-03-07 08:42:38"), and in a gap of
-FAR_GAP_COLUMNS (the line's height) any blank column will ("100 150"). Where an index's page
-list still reads joined ("27,29"), the page tells it apart (idp.document.ocr.steps.index_lists).
-A currency sign may end or start a word, and a plus start one ("$ 10.000,00", "phone +44").
+than the line's pitch: digits are set at one width, so a blank column a narrow "1" leaves
+("1 7/03/2026") or one after a thousands comma is no word gap, while "NW1 6XE" and "+44 20 7946"
+are a column wider. A space the model itself wrote there with its two sides closer than the
+pitch is dropped ("11, 111.11"). On the demo letter and a page of dates, amounts, codes and
+phone numbers (tests/documents/test_word_spacing.py), every space inside those numbers came from
+such gaps, and every space between two numbers was at least a column wider. After a thousands
+separator (a comma between a digit and a group of exactly three digits that ends the number) a
+blank column is no evidence at all: on a 150-dpi scan "1,117,411.70" had a gap a column wider
+than the pitch with p(space) 0.28 after its first comma; only a space the model wrote itself
+stands there. Between a lowercase word and a number after it (the three characters before the
+digit lowercase letters) p(space) >= NUMBER_SPACE_EVIDENCE (0.06) will do: PP-OCRv5 gives such
+gaps 0.09-0.11 where it loses the space ("receipt771104"), while codes such as "x86" or "mp3"
+keep the usual evidence. A comma between two numbers with a gap over the pitch after it, before
+a group that cannot be thousands (or two columns over before any group), is a list's
+("121, 123"): p(space) >= LIST_SPACE_EVIDENCE (0.10) will do there, and two columns over any
+blank column will (R's printed vectors in a monospaced font, "272, 89, 407": p(space)
+0.001-0.024 five columns after the comma, pitch 3); after a comma that cannot be a thousands
+one, 0.20 at the pitch will ("46, 75"). Inside a number, 0.10 will do in a gap of
+WIDE_GAP_COLUMNS (half the line's height: an axis's tick labels, "0 1 2 3") or right after a
+whole date ("2003-03-07 08:42:38"), and in a gap of FAR_GAP_COLUMNS (the line's height) any
+blank column will ("100 150"). Where an index's page list still reads joined ("27,29"), the page
+tells it apart (idp.document.ocr.steps.index_lists). A currency sign may end or start a word,
+and a plus start one ("$ 10.000,00", "phone +44").
 
 The same happens to a dash set without spaces between two words ("recording—while", "meant—I"):
 the model gives the dash classes real weight in a blank column and the stock decoder writes
@@ -115,7 +117,7 @@ lists ("121, 123, 149, 150") came out joined: p(space) 0.07-0.24 after those com
 comma before exactly three digits was taken for a thousands separator."""
 LIST_SPACE_EVIDENCE: Final = 0.10
 """Least p(space) after a list's comma one column over the line's pitch (two columns over:
-NUMBER_SPACE_EVIDENCE). An index's page lists gave those gaps 0.12-0.42; R code's "c(0,1,0,1)",
+any blank column). An index's page lists gave those gaps 0.12-0.42; R code's "c(0,1,0,1)",
 printed without spaces, 0.02-0.099."""
 WIDE_GAP_COLUMNS: Final = 4
 """A gap between two characters of a number at least this many columns wide (half the 48 px
@@ -339,11 +341,11 @@ class WordGaps:
         inside_number = self._inside_number(classes, emitted, width)[candidate]
         needed = np.where(before_number, NUMBER_SPACE_EVIDENCE, self.threshold)
         needed = np.where(inside_number, max(self.threshold, INSIDE_NUMBER_EVIDENCE), needed)
-        # A list's comma: weak evidence will do, as weak as for a number after a word where the
-        # gap is two columns over the pitch. So will a gap half the line's height wide.
+        # A list's comma: weak evidence will do, and two columns over the pitch any blank column
+        # will (the comma and a word space there). So will a gap half the line's height wide.
         wide_list = list_comma & (distance >= self._gap_pitch(line, pitch) + LIST_GAP_COLUMNS)
         needed = np.where(list_comma[candidate], LIST_SPACE_EVIDENCE, needed)
-        needed = np.where(wide_list[candidate], NUMBER_SPACE_EVIDENCE, needed)
+        needed = np.where(wide_list[candidate], _ANY_BLANK, needed)
         spread = inside_number & (distance[candidate] >= WIDE_GAP_COLUMNS)
         after_date = np.zeros(inside_number.size, dtype=bool)
         after_date[inside_number] = self._after_date(
