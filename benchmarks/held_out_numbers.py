@@ -3,7 +3,8 @@ set, and the structure corpus's table, form and statement pages, read by this pi
 text-line models, by Tesseract 5 and by RapidOCR, all on the same pixels.
 
     .venv/bin/python benchmarks/held_out_numbers.py [--engines ppocrv5,ppocrv6,tesseract,rapidocr]
-        [--pages ID-SUBSTRING ...] [--looked-at-only] [--rapidocr-python PATH] [--output PATH]
+        [--pages ID-SUBSTRING ...] [--looked-at-only | --fresh-only] [--rapidocr-python PATH]
+        [--output PATH]
 
 Born-digital pages, rendered as damaged scans, their own text layer the truth; every
 document is pinned by version and sha256 with its licence recorded (benchmarks/structure_corpus.py
@@ -644,6 +645,11 @@ def main() -> None:
         action="store_true",
         help="leave out the pages never looked at (for a run that tunes a rule)",
     )
+    parser.add_argument(
+        "--fresh-only",
+        action="store_true",
+        help="read only the pages never looked at (their one measurement, every engine)",
+    )
     parser.add_argument("--rapidocr-python", default=os.environ.get("RAPIDOCR_PYTHON"))
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
@@ -654,6 +660,7 @@ def main() -> None:
         for page in numeric_pages()
         if (not args.pages or any(s in page.id for s in args.pages))
         and not (args.looked_at_only and page in SEVENTH_FRESH_PAGES)
+        and not (args.fresh_only and page not in SEVENTH_FRESH_PAGES)
     ]
     print(f"preparing {len(chosen)} pages", file=sys.stderr)
     prepared = [prepare(page) for page in chosen]

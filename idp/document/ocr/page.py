@@ -1,5 +1,6 @@
-"""One page, read step by step: orient → recognize → split stacked lines → read what the detector
-passed over → split gutters → index lists → reading order → verdict → second read where doubtful.
+"""One page, read step by step: orient → recognize → read lines set upward the right way up →
+split stacked lines → read what the detector passed over → split gutters → index lists →
+reading order → verdict → second read where doubtful.
 
 Every engine gets every step: the steps (idp.document.ocr.steps) take what an engine recognized
 and know nothing of the engine. An engine that finds a page's layout itself (PP-StructureV3,
@@ -25,6 +26,7 @@ from idp.document.ocr.steps.quality import assess_page, retry_scale, second_read
 from idp.document.ocr.steps.reading_order import read_in_order
 from idp.document.ocr.steps.rows import join_amount_rows
 from idp.document.ocr.steps.stacked_lines import split_stacked_lines
+from idp.document.ocr.steps.upward_lines import read_upward_lines
 
 RenderAgain = Callable[..., PageImage]
 """(image, *, scale, reason) → the same page rendered again at `scale` (Document.render_again)."""
@@ -105,7 +107,8 @@ def _read_all(reader: Reader, images: Sequence[PageImage]) -> list[PageContent]:
 
 def _recognized(engine: OcrEngine, image: PageImage) -> PageContent:
     content = engine.recognize(image)
-    if isinstance(engine, LineReader):  # what the detector joined or passed over, read again
+    if isinstance(engine, LineReader):  # what PaddleOCR turned, joined or passed over, read again
+        content = read_upward_lines(content, image, engine)
         content = split_stacked_lines(content, image, engine)
         content = read_missed_text(content, image, engine)
     return _laid_out(content, image)

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from idp.contract.quads import Bounds, bounds, quad_span
-from idp.contract.results import Line, Word
+from idp.contract.results import Line, Quad, Word
 from idp.document.decode import PageImage
 from idp.document.ink import PageInk, page_ink
 from idp.document.ocr.engine import PageContent
@@ -164,17 +164,20 @@ def line_on(box: Bounds, text: str, confidence: float) -> Line:
     """A line of `text` read on its own in `box`, its words placed by their share of the text."""
     x0, y0, x1, y1 = box
     quad = ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+    return Line(
+        text=text, box=quad, confidence=confidence, words=words_along(quad, text, confidence)
+    )
+
+
+def words_along(quad: Quad, text: str, confidence: float) -> list[Word]:
+    """The words of `text`, read as one line in `quad` (clockwise from the text's own top-left),
+    each placed along it by its share of the text."""
     size = len(text)
     words = []
     at = 0
     for token in text.split():
         start = text.index(token, at)
         at = start + len(token)
-        words.append(
-            Word(
-                text=token,
-                box=quad_span(quad, start / size, at / size, vertical=False),
-                confidence=confidence,
-            )
-        )
-    return Line(text=text, box=quad, confidence=confidence, words=words)
+        box = quad_span(quad, start / size, at / size, vertical=False)
+        words.append(Word(text=token, box=box, confidence=confidence))
+    return words
