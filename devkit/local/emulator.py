@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 import urllib.request
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -99,6 +100,7 @@ class EmbeddedAws(Service):
         # The emulator's request log would drown the pipeline's own logs.
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
         _endpoint_updates_move_last_modified()
+        _dynamodb_requests_are_atomic()
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         server.start()
         host, port = server.get_host_and_port()
@@ -115,6 +117,30 @@ class EmbeddedAws(Service):
         if self._server is not None:
             self._server.stop()
             self._server = None
+
+
+_DYNAMODB_LOCK = threading.Lock()
+
+
+def _dynamodb_requests_are_atomic() -> None:
+    """DynamoDB applies an item write whole: a read sees all of an UpdateItem or none of it, and
+    a condition holds at the moment of the write. moto's server answers each request on its own
+    thread and applies an update expression to the stored item one action at a time, so a
+    concurrent GetItem could read a job COMPLETED without the result URIs set beside its status.
+    The embedded emulator answers one DynamoDB request at a time, as DynamoDB's item writes read.
+    """
+    from moto.dynamodb.responses import DynamoHandler
+
+    call_action = DynamoHandler.call_action
+    if getattr(call_action, "atomic", False):
+        return
+
+    def call_action_alone(self: DynamoHandler) -> Any:
+        with _DYNAMODB_LOCK:
+            return call_action(self)
+
+    call_action_alone.atomic = True  # type: ignore[attr-defined]
+    DynamoHandler.call_action = call_action_alone  # type: ignore[method-assign]
 
 
 def _endpoint_updates_move_last_modified() -> None:

@@ -5,8 +5,9 @@ and then checks the job record (one record, COMPLETED, attempts == 1) and the nu
 invoker started the processor for it (`RuntimeStats.processor_events`, the Lambda async invokes).
 
 The local runtime runs the invoker in one execution environment, so deliveries reach the handler
-one after another (in one batch or in consecutive batches), never truly in parallel: that is
-also why moto's non-atomic conditional writes cannot produce a false double run here.
+one after another (in one batch or in consecutive batches), never truly in parallel. The
+embedded emulator answers DynamoDB requests one at a time besides (tests/local/test_emulator.py),
+so a conditional write holds as in DynamoDB.
 """
 
 from __future__ import annotations
