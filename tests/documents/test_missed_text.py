@@ -103,6 +103,30 @@ def test_ink_outside_every_row_and_a_page_read_whole_are_left_alone(recognizer: 
     assert [line.text for line in read.lines] == ["Total 17", "Items 4", "Paid 21"]
 
 
+def test_a_lone_digit_is_read_where_the_next_rows_box_reaches_up_to_it(
+    recognizer: object,
+) -> None:
+    # GIVEN a table row "9 6 M" whose "6" the detector passed over, and the next row's cells in
+    # a box that reaches up into it (the xtable Gallery, p17: "10 7" boxed taller than its row)
+    image, boxes = _page([[(40, "9"), (120, "6"), (200, "M")], [(40, "10"), (120, "7")]])
+    six = boxes[0][1]
+    glyph_bottom = six[2][1] - 8  # _page pads each box 8 px beyond its glyphs
+    (x0, _), _, (x1, y1), _ = _span(boxes[1][0], boxes[1][1])
+    reaching = ((x0, glyph_bottom - 3), (x1, glyph_bottom - 3), (x1, y1), (x0, y1))
+    lines = [_line("9", boxes[0][0]), _line("M", boxes[0][2]), _line("10 7", reaching)]
+
+    # WHEN what the detector passed over is read
+    read = read_missed_text(
+        PageContent(lines=lines),
+        PageImage(page=1, pixels=np.asarray(image)),
+        recognizer,  # type: ignore[arg-type]
+    )
+
+    # THEN the "6", mostly outside the taller box, comes back in its own row
+    assert [line.text for line in read.lines] == ["9", "M", "10 7", "6"]
+    assert _row_of(read.lines[-1]) == 0
+
+
 def _span(first: Quad, last: Quad) -> Quad:
     (x0, y0), _, (x1, y1), _ = first[0], first[1], last[2], last[3]
     return ((x0, y0), (x1, y0), (x1, y1), (x0, y1))

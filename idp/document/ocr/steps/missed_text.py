@@ -136,11 +136,15 @@ def _owners(
     left, top, right, bottom = (lines[None, :, k] for k in range(4))
     tall = bottom - top
     margin = tall * _LINE_MARGIN
+    # A glyph's top or tail sticks out of its line's box; a glyph of the row above or below,
+    # where two rows' boxes come close, lies mostly outside it.
+    within = np.minimum(y1, bottom) - np.maximum(y0, top)
     inside = (
         (cx >= left - margin)
         & (cx <= right + margin)
         & (cy >= top - margin)
         & (cy <= bottom + margin)
+        & (within >= 0.5 * (y1 - y0))
     )
     in_row = (cy >= top) & (cy <= bottom)
     glyph = (
