@@ -285,6 +285,19 @@ def test_a_list_comma_at_the_lines_pitch_keeps_its_space_on_strong_evidence() ->
     assert decode(ctc_line("46,", "750", space=0.39, pitch=2, gap=0)) == ["46,750"]
 
 
+def test_a_negative_number_a_character_over_the_pitch_is_its_own_token() -> None:
+    # GIVEN R's printed sparse matrix row "[4,] 1 -0.1 2.0" in a monospaced font as PP-OCRv5
+    # read it on a 200-dpi scan: pitch 3, the minus six columns after the "1", p(space) 0.003
+    row = ctc_line("1", "-0.1", space=0.003, gap=3)
+
+    # WHEN decoded THEN the negative number is a token of its own
+    assert decode(row) == ["1 -0.1"]
+    # while a dash at the pitch or a column over it (a date, a range) stays inside its token,
+    # even with a little evidence
+    assert decode(ctc_line("2003-03-07", space=0.0)) == ["2003-03-07"]
+    assert decode(ctc_line("10", "-20", space=0.1, gap=1)) == ["10-20"]
+
+
 def test_digits_half_a_line_apart_are_separate_numbers() -> None:
     # GIVEN an axis's tick labels as PP-OCRv5 read them: every digit four columns from the next
     # (so the line's pitch is four), p(space) 0.12-0.16 between them

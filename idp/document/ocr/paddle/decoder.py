@@ -49,7 +49,10 @@ blank column will (R's printed vectors in a monospaced font, "272, 89, 407": p(s
 one, 0.20 at the pitch will ("46, 75"). Inside a number, 0.10 will do in a gap of
 WIDE_GAP_COLUMNS (half the line's height: an axis's tick labels, "0 1 2 3") or right after a
 whole date ("2003-03-07 08:42:38"), and in a gap of FAR_GAP_COLUMNS (the line's height) any
-blank column will ("100 150"). Where an index's page list still reads joined ("27,29"), the page
+blank column will ("100 150"). A minus before a digit two columns over the pitch after the
+character before it starts a negative number whatever p(space) ("[4,] 1 -0.1" in a monospaced
+font, 0.003 there), while a date's or a range's dash sits at the pitch. Where an index's page
+list still reads joined ("27,29"), the page
 tells it apart (idp.document.ocr.steps.index_lists). A currency sign may end or start a word,
 and a plus start one ("$ 10.000,00", "phone +44").
 
@@ -226,6 +229,7 @@ class _Classes:
     joins_digits: Flags  # a mark that sits inside a number, date or code: , . : / -
     groups_digits: Flags  # a thousands separator: ,
     is_letter: Flags  # a letter of any script
+    is_minus: Flags  # a hyphen-minus, the sign of a negative number
 
 
 @lru_cache(maxsize=8)
@@ -246,6 +250,7 @@ def _classes(characters: tuple[str, ...]) -> _Classes:
         joins_digits=flags(lambda ch: ch in _NUMBER_MARKS),
         groups_digits=flags(lambda ch: ch == ","),
         is_letter=flags(lambda ch: len(ch) == 1 and ch.isalpha()),
+        is_minus=flags(lambda ch: ch == "-"),
     )
 
 
@@ -321,11 +326,12 @@ class WordGaps:
         pitch = self._pitch(line[adjacent], distance[adjacent])
         thousands = self._thousands_groups(classes, emitted, width)
         list_comma = self._list_commas(classes, emitted, width, distance, pitch, thousands)
+        negative = self._negative_numbers(classes, emitted, width, distance, pitch) & adjacent
         candidate = (
             adjacent
             & (distance >= 2)
             & known.ends_word[left_class]
-            & known.starts_word[right_class]
+            & (known.starts_word[right_class] | negative)
             & ~self._after_ligature(classes, emitted, width)
             & ~(thousands & ~list_comma)
         )
@@ -345,7 +351,7 @@ class WordGaps:
         # will (the comma and a word space there). So will a gap half the line's height wide.
         wide_list = list_comma & (distance >= self._gap_pitch(line, pitch) + LIST_GAP_COLUMNS)
         needed = np.where(list_comma[candidate], LIST_SPACE_EVIDENCE, needed)
-        needed = np.where(wide_list[candidate], _ANY_BLANK, needed)
+        needed = np.where(wide_list[candidate] | negative[candidate], _ANY_BLANK, needed)
         spread = inside_number & (distance[candidate] >= WIDE_GAP_COLUMNS)
         after_date = np.zeros(inside_number.size, dtype=bool)
         after_date[inside_number] = self._after_date(
@@ -397,6 +403,28 @@ class WordGaps:
             & (gap_pitch > 0)
             & ((distance >= gap_pitch + LIST_GAP_COLUMNS) | ((distance > gap_pitch) & ~thousands))
         )
+        return found
+
+    def _negative_numbers(
+        self, classes: Int, emitted: Int, width: int, distance: Int, pitch: Floats
+    ) -> Flags:
+        """Per gap between emitted characters: does a negative number start after it ("1 -0.1")?
+        A minus before a digit of its line, LIST_GAP_COLUMNS or more over the line's pitch after
+        the character before it: a dash inside a date, a range or a code ("2003-03-07", "10-20")
+        sits at the pitch, a minus after a word space in a monospaced font a whole character
+        further (R's printed matrices: "[4,] 1 -0.1 2.0", p(space) 0.001-0.003 there)."""
+        known = self._classes
+        line = emitted[:-1] // width
+        found = np.zeros(line.size, dtype=bool)
+        if line.size < 2:
+            return found
+        gap_pitch = self._gap_pitch(line, pitch)
+        found[:-1] = (
+            known.is_minus[classes[emitted[1:-1]]]
+            & known.is_digit[classes[emitted[2:]]]
+            & (emitted[2:] // width == line[:-1])
+        )
+        found &= (gap_pitch > 0) & (distance >= gap_pitch + LIST_GAP_COLUMNS)
         return found
 
     def _after_date(self, classes: Int, emitted: Int, width: int, gaps: Int) -> Flags:
