@@ -296,6 +296,8 @@ def test_a_negative_number_a_character_over_the_pitch_is_its_own_token() -> None
     # even with a little evidence
     assert decode(ctc_line("2003-03-07", space=0.0)) == ["2003-03-07"]
     assert decode(ctc_line("10", "-20", space=0.1, gap=1)) == ["10-20"]
+    # and a code's hyphen after a letter stays, however wide (PP-OCRv6's "AVX-512")
+    assert decode(ctc_line("AVX", "-512", space=0.003, gap=3)) == ["AVX-512"]
 
 
 def test_digits_half_a_line_apart_are_separate_numbers() -> None:

@@ -49,9 +49,10 @@ blank column will (R's printed vectors in a monospaced font, "272, 89, 407": p(s
 one, 0.20 at the pitch will ("46, 75"). Inside a number, 0.10 will do in a gap of
 WIDE_GAP_COLUMNS (half the line's height: an axis's tick labels, "0 1 2 3") or right after a
 whole date ("2003-03-07 08:42:38"), and in a gap of FAR_GAP_COLUMNS (the line's height) any
-blank column will ("100 150"). A minus before a digit two columns over the pitch after the
-character before it starts a negative number whatever p(space) ("[4,] 1 -0.1" in a monospaced
-font, 0.003 there), while a date's or a range's dash sits at the pitch. Where an index's page
+blank column will ("100 150"). A minus before a digit two columns over the pitch after a digit
+starts a negative number whatever p(space) ("[4,] 1 -0.1" in a monospaced font, 0.003 there),
+while a date's or a range's dash sits at the pitch, and after a letter it stays a code's
+("AVX-512"). Where an index's page
 list still reads joined ("27,29"), the page
 tells it apart (idp.document.ocr.steps.index_lists). A currency sign may end or start a word,
 and a plus start one ("$ 10.000,00", "phone +44").
@@ -410,9 +411,10 @@ class WordGaps:
     ) -> Flags:
         """Per gap between emitted characters: does a negative number start after it ("1 -0.1")?
         A minus before a digit of its line, LIST_GAP_COLUMNS or more over the line's pitch after
-        the character before it: a dash inside a date, a range or a code ("2003-03-07", "10-20")
-        sits at the pitch, a minus after a word space in a monospaced font a whole character
-        further (R's printed matrices: "[4,] 1 -0.1 2.0", p(space) 0.001-0.003 there)."""
+        a digit: a dash inside a date, a range or a code ("2003-03-07", "10-20") sits at the
+        pitch, a minus after a word space in a monospaced font a whole character further (R's
+        printed matrices: "[4,] 1 -0.1 2.0", p(space) 0.001-0.003 there). After a letter a
+        wide hyphen is a code's ("AVX-512" read by PP-OCRv6 with the hyphen that far out)."""
         known = self._classes
         line = emitted[:-1] // width
         found = np.zeros(line.size, dtype=bool)
@@ -420,7 +422,8 @@ class WordGaps:
             return found
         gap_pitch = self._gap_pitch(line, pitch)
         found[:-1] = (
-            known.is_minus[classes[emitted[1:-1]]]
+            known.is_digit[classes[emitted[:-2]]]
+            & known.is_minus[classes[emitted[1:-1]]]
             & known.is_digit[classes[emitted[2:]]]
             & (emitted[2:] // width == line[:-1])
         )
