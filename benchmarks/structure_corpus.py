@@ -115,9 +115,39 @@ ARCHIVES: dict[str, Archive] = {
         "a90e7d3c69c70a6d73e4bc63d1f20eae3b4a73866d5266246dd5b3d980c60d79",
         "GPL-2+ (sandwich, A. Zeileis and others; Debian copyright)",
     ),
+    # Documents only the numbers benchmark reads (held_out_numbers.py's tenth fresh set): the
+    # invoices, tax forms, tax tables and catalogues people drop, none in either corpus.
+    "invoice2data": Archive(
+        "pypi",
+        "invoice2data",
+        "0.4.0",
+        "invoice2data-0.4.0.tar.gz",
+        "d84f2384903ff38e3ba9fb38104d4dbc9016b6559a848b8134691e0d3796c2c8",
+        "MIT (code); tests/compare's invoices carry no licence statement",
+    ),
+    "pdfminer.six": Archive(
+        "pypi",
+        "pdfminer.six",
+        "20170720",
+        "pdfminer.six-20170720.tar.gz",
+        "a37c6348a8d903cf5f7d50346b0569a7c669afdb625b1ee25056f01fb82bd3e0",
+        "MIT (code); samples/nonfree carry no licence statement",
+    ),
+    "excalibur-py": Archive(
+        "pypi",
+        "excalibur-py",
+        "0.4.2",
+        "excalibur-py-0.4.2.tar.gz",
+        "084dfb038d066545d70c619e3689205861a5ac93b032cb853a329c38995cfc6d",
+        "MIT (code); the sample uploads carry no licence statement",
+    ),
 }
 
 _TABULA = "tabula_py-2.10.0/tests/resources/"
+_INVOICES = "invoice2data-0.4.0/tests/compare/"
+_PDFMINER = "pdfminer.six-20170720/samples/nonfree/"
+_EXCALIBUR = "excalibur-py-0.4.2/excalibur/www/static/uploads/"
+_INVOICE = "not stated (a real invoice in invoice2data's tests: {})"
 _PYPDF = "pypdf-7.1.0/resources/"
 
 SOURCES: dict[str, Source] = {
@@ -175,6 +205,81 @@ SOURCES: dict[str, Source] = {
         "./usr/lib/R/site-library/sandwich/doc/sandwich-CL.pdf",
         "f3a765482a629c8c9369020d13632ec5c37520df17e22266eb9e2928270e94bb",
         "GPL-2+ (sandwich's vignette 'Various Versatile Variances', JSS 2020)",
+    ),
+    # The tenth fresh set's documents (see ARCHIVES).
+    "invoice-AmazonWebServices.pdf": Source(
+        "invoice2data",
+        _INVOICES + "AmazonWebServices.pdf",
+        "2e21d50f59a97b8c3778b238d14c9d7d15f74b8d021f819f1d2ede1f5412f81b",
+        _INVOICE.format("Amazon Web Services, monthly bill"),
+    ),
+    "invoice-Flipkart.pdf": Source(
+        "invoice2data",
+        _INVOICES + "FlipkartInvoice.pdf",
+        "d57921532b83c0b622432324e98e8c8a566c44a6a3367b9f7862af10d7c97580",
+        _INVOICE.format("Flipkart, a retail invoice in India"),
+    ),
+    "invoice-Netpresse.pdf": Source(
+        "invoice2data",
+        _INVOICES + "NetpresseInvoice.pdf",
+        "c7711ffe4f0c820d2bc3f1d15e0f5075b8cf3e9c831401beaa9cc36760ec11fc",
+        _INVOICE.format("Netpresse, a French facture"),
+    ),
+    "invoice-QualityHosting.pdf": Source(
+        "invoice2data",
+        _INVOICES + "QualityHosting.pdf",
+        "e33124038dfb87cc5a4d93320f8a482561a72a179413cae3c569c7513f0c3bed",
+        _INVOICE.format("QualityHosting, a German hosting bill"),
+    ),
+    "invoice-SammyMaystone.pdf": Source(
+        "invoice2data",
+        _INVOICES + "SammyMaystoneLinesTest.pdf",
+        "f014ddfa83dd456ca89643fe8f3ca6579e32f68839970a408fd85fffe343afe8",
+        _INVOICE.format("a freelancer's invoice with line items"),
+    ),
+    "invoice-free-fiber.pdf": Source(
+        "invoice2data",
+        _INVOICES + "free_fiber.pdf",
+        "a3701f395925c3797845d469365c2764a717453baee53c6df07a3cf20267bfa2",
+        _INVOICE.format("Free, a French broadband bill"),
+    ),
+    "invoice-oyo.pdf": Source(
+        "invoice2data",
+        _INVOICES + "oyo.pdf",
+        "ca0ca71b47446882fecacabe4415d32e67849f9fd96f427d20252b99a388ae8a",
+        _INVOICE.format("OYO, a hotel's payment receipt in India"),
+    ),
+    "irs-f1040nr.pdf": Source(
+        "pdfminer.six",
+        _PDFMINER + "f1040nr.pdf",
+        "050f06eeea8accf41ecfba6fef8dc1cc6761113c3525093be056df95ef1df339",
+        "public domain (IRS Form 1040NR for 2007: a US government work)",
+    ),
+    "irs-i1040nr.pdf": Source(
+        "pdfminer.six",
+        _PDFMINER + "i1040nr.pdf",
+        "70779fca174e962447c80419434f3eecbd55f95d2dd5979aa3f0c9ffb811f391",
+        "public domain (IRS Instructions for Form 1040NR, 2007, with its tax tables: a US"
+        " government work)",
+    ),
+    "irs-notice1036.pdf": Source(
+        "excalibur-py",
+        _EXCALIBUR + "7dd8eb76-fcfd-4831-89d5-c29ce69b2f3d/us-007.pdf",
+        "0362973d6150f1af4cc5ebf1f15808bbf3d161090f9ab68be7523c90c26f1eb6",
+        "public domain (IRS Notice 1036, 2011 percentage-method withholding tables: a US"
+        " government work)",
+    ),
+    "nrel-driving-profiles.pdf": Source(
+        "excalibur-py",
+        _EXCALIBUR + "517a752d-6136-4da0-82d2-e51302161df0/foo.pdf",
+        "7d6c24e45b38375e322419281cee1335ddb97e00fc86abe9f22afcd8b42e6d82",
+        "public domain (a page of an NREL report on driving profiles, a US government work)",
+    ),
+    "siemens-breakers.pdf": Source(
+        "excalibur-py",
+        _EXCALIBUR + "42a7a845-d4bb-4903-84dc-4016166953f8/mitch.pdf",
+        "285aae046af48df7c7a8addeb0a5c0c4fb80efc4d64a1453315703ba89d42457",
+        "not stated (Siemens' catalogue of moulded-case circuit breakers, 180 pages)",
     ),
 }
 
