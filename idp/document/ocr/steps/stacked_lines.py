@@ -3,11 +3,12 @@ line, read band by band.
 
 PP-OCRv5's detector can join a table column of short numbers, one per row with nothing beside
 them, into one box as tall as all those rows. The recognizer squeezes the box into one line and
-reads "43 88 34 65 75 74 72" as "384656472": seven numbers lost, one wrong one written. Such a
-box is at least twice as tall as the page's median line, and its ink falls apart into bands with
-blank pixel rows between them, each as tall as a glyph. Each band is cut out and read by the
-recognizer alone. Where every band reads with a letter or a digit at the recognizer's confidence,
-the bands replace the box. A word in large print is one band and stays as it is. Text turned on
+reads "43 88 34 65 75 74 72" as "384656472": seven numbers lost, one wrong one written; two rows
+of a table set solid come back as one number, or as "$35$" (the recognizer's formula markup).
+Such a box is at least 1.6 times as tall as the page's median line, and its ink falls apart into
+bands with blank pixel rows between them, each as tall as a glyph. Each band is cut out and read
+by the recognizer alone. Where every band reads with a letter or a digit at the recognizer's
+confidence, the bands replace the box. A word in large print is one band and stays as it is. Text turned on
 its side (a chart's vertical label) falls into bands too, but they are single turned letters that
 read with low confidence, so it also stays as read.
 """
@@ -28,8 +29,11 @@ from idp.document.ocr.engine import PageContent
 from idp.document.ocr.steps.missed_text import MIN_CONFIDENCE, MIN_LINES, line_on
 from idp.document.ocr.steps.orientation import LineReader
 
-MIN_STACK: Final = 2.0
-"""A box at least this many times the page's median line height may hold stacked lines."""
+MIN_STACK: Final = 1.6
+"""A box at least this many times the page's median line height may hold stacked lines. Two rows
+of a table set solid (a catalogue's or a tax table's rows one type size apart) make a box of
+about 1.7-1.9 line heights, since the rows' boxes overlap; a single line is one band whatever
+its height, so a lower bound costs only a look at its ink."""
 MIN_BAND: Final = 0.35
 """A band of ink at least this share of the median line's height is a line of glyphs (a rule, an
 underline or a speck is thinner)."""
