@@ -8,9 +8,9 @@ of a table set solid come back as one number, or as "$35$" (the recognizer's for
 Such a box is at least 1.6 times as tall as the page's median line, and its ink falls apart into
 bands with blank pixel rows between them, each as tall as a glyph. Each band is cut out and read
 by the recognizer alone. Where every band reads with a letter or a digit at the recognizer's
-confidence, the bands replace the box. A word in large print is one band and stays as it is. Text turned on
-its side (a chart's vertical label) falls into bands too, but they are single turned letters that
-read with low confidence, so it also stays as read.
+confidence, the bands replace the box. A word in large print is one band and stays as it is.
+Text turned on its side (a chart's vertical label) falls into bands too, but they are single
+turned letters that read with low confidence, so it also stays as read.
 """
 
 from __future__ import annotations
