@@ -134,6 +134,25 @@ def _fresh(
     )
 
 
+def _fresh_set(
+    pages: tuple[tuple[str, int, str, str], ...], *, first_seed: int
+) -> tuple[StructurePage, ...]:
+    """(source, page, what, kind of document) rows as fresh pages, their scans' resolution and
+    skew taking turns as in the sets before, each seeded apart."""
+    return tuple(
+        _fresh(
+            source,
+            page,
+            what,
+            (250, 200, 300)[n % 3],
+            (-0.2, 0.3, -0.3, 0.2)[n % 4],
+            first_seed + n,
+            kind,
+        )
+        for n, (source, page, what, kind) in enumerate(pages)
+    )
+
+
 # The first fresh set, chosen blind (see the module's docstring): per document, the two pages
 # with the most numeric tokens in the text layer, among the pages neither corpus holds. Measured
 # once as never looked at (docs/benchmarks.md), then looked at.
@@ -700,18 +719,7 @@ _TENTH: Final = (
     ("siemens-breakers.pdf", 63, "a breaker catalogue, page 63 (728 numeric tokens)", "report"),
     ("siemens-breakers.pdf", 62, "a breaker catalogue, page 62 (720 numeric tokens)", "report"),
 )
-TENTH_FRESH_PAGES: Final = tuple(
-    _fresh(
-        source,
-        page,
-        what,
-        (250, 200, 300)[n % 3],
-        (-0.2, 0.3, -0.3, 0.2)[n % 4],
-        357 + n,
-        kind,
-    )
-    for n, (source, page, what, kind) in enumerate(_TENTH)
-)
+TENTH_FRESH_PAGES: Final = _fresh_set(_TENTH, first_seed=357)
 
 # The third and fourth pages by the tenth set's rule of its documents longer than two pages,
 # set aside (committed, never read by any engine) when the tenth set's group figures had been
@@ -724,18 +732,7 @@ _ELEVENTH: Final = (
     ("siemens-breakers.pdf", 64, "a breaker catalogue, page 64 (674 numeric tokens)", "report"),
     ("siemens-breakers.pdf", 60, "a breaker catalogue, page 60 (468 numeric tokens)", "report"),
 )
-ELEVENTH_FRESH_PAGES: Final = tuple(
-    _fresh(
-        source,
-        page,
-        what,
-        (250, 200, 300)[n % 3],
-        (-0.2, 0.3, -0.3, 0.2)[n % 4],
-        375 + n,
-        kind,
-    )
-    for n, (source, page, what, kind) in enumerate(_ELEVENTH)
-)
+ELEVENTH_FRESH_PAGES: Final = _fresh_set(_ELEVENTH, first_seed=375)
 
 
 class TextLineEngine:
