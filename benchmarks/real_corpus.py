@@ -18,6 +18,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import math
 import shutil
 import subprocess
 import sys
@@ -1045,10 +1046,12 @@ def prepare(page: CorpusPage, cache: Path = CACHE_DIR) -> PreparedPage:
 
 def layer_text(path: Path, page: int, regions: tuple[Region, ...]) -> str:
     """The page's text layer in reading order: `pdftotext -layout` (it keeps line-end hyphens
-    as printed, where the default mode joins them), one region after another."""
+    as printed, where the default mode joins them), one region after another; without regions,
+    the page's crop box (what a viewer shows and render_grey draws)."""
     base = ["pdftotext", "-enc", "UTF-8", "-layout", "-f", str(page), "-l", str(page)]
     crops = [
-        ["-x", str(x), "-y", str(y), "-W", str(w), "-H", str(h)] for x, y, w, h in regions
+        ["-x", str(x), "-y", str(y), "-W", str(w), "-H", str(h)]
+        for x, y, w, h in regions or shown_region(path, page)
     ] or [[]]
     parts = [
         subprocess.run(
@@ -1057,6 +1060,26 @@ def layer_text(path: Path, page: int, regions: tuple[Region, ...]) -> str:
         for crop in crops
     ]
     return "\n".join(parts).strip()
+
+
+def shown_region(path: Path, page: int) -> tuple[Region, ...]:
+    """The page's crop box as a pdftotext region (whole points, from the media box's top left),
+    where it is smaller than the media box; none where they are one. pdftotext reads the whole
+    media box, crop box or not: the IRS's 2007 tax tables carry a printer's slug above the crop
+    box ("Page 44 of 48 … 7:48 - 6-DEC-2007") that no reader of the page can see."""
+    import pypdfium2  # type: ignore[import-untyped]
+
+    document = pypdfium2.PdfDocument(str(path))
+    try:
+        shown = document[page - 1]
+        media, crop = shown.get_mediabox(), shown.get_cropbox()
+        rotated = shown.get_rotation() != 0
+    finally:
+        document.close()
+    if rotated or all(abs(a - b) < 0.5 for a, b in zip(media, crop, strict=True)):
+        return ()  # a turned page's crop box is not drawn from the top left: read it whole
+    left, top = math.floor(crop[0] - media[0]), math.floor(media[3] - crop[3])
+    return ((left, top, math.ceil(crop[2] - media[0]) - left, math.ceil(media[3] - crop[1]) - top),)
 
 
 def licence_of(page: CorpusPage) -> dict[str, str]:

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
 CACHE_DIR = REPO_ROOT / ".cache" / "structure"
-TRUTH_VERSION = 1  # bump when the truth's extraction changes: cached truth is then rebuilt
+TRUTH_VERSION = 2  # bump when the truth's extraction changes: cached truth is then rebuilt
 
 Box = tuple[float, float, float, float]  # left, top, right, bottom (PDF points or pixels)
 Grid = list[list[str | None]]  # rows of cell texts; None: a slot a merged cell covers

@@ -208,6 +208,36 @@ def test_a_damaged_scan_is_reproducible_and_turned_as_fed() -> None:
     assert len(set(np.asarray(first).ravel().tolist())) > 50
 
 
+def test_the_text_layer_is_read_inside_the_crop_box_that_the_scan_shows(tmp_path: Path) -> None:
+    # GIVEN a page whose top line is a printer's slug, cropped off by the page's crop box (the
+    # IRS's tax tables print "Page 44 of 48 … 7:48" above theirs)
+    import io
+
+    import pypdf
+
+    from devkit.synthetic_pdf import PAGE_SIZE_PT, PageSpec, born_digital_pdf
+
+    width, height = PAGE_SIZE_PT
+    pdf = pypdf.PdfWriter(
+        clone_from=io.BytesIO(
+            born_digital_pdf([PageSpec(lines=("Page 44 of 48 7:48", "Tax 86,250 18,268"))])
+        )
+    )
+    pdf.pages[0].cropbox = pypdf.generic.RectangleObject((0, 0, width, height - 65))
+    path = tmp_path / "slug.pdf"
+    with path.open("wb") as out:
+        pdf.write(out)
+    # WHEN its text layer is read, and the page is drawn
+    text = real_corpus.layer_text(path, 1, ())
+    drawn = real_corpus.render_grey(path, 1, 72)
+    # THEN what the crop box leaves out is no truth, what it shows is, and the drawing is the box
+    assert real_corpus.shown_region(path, 1) == ((0, 65, round(width), round(height) - 65),)
+    assert "86,250 18,268" in text
+    assert "7:48" not in text
+    assert "44" not in text
+    assert drawn.size == (round(width), round(height) - 65)
+
+
 def test_numeric_tokens_are_counted_per_kind_and_a_split_number_is_missed() -> None:
     # GIVEN a reference with a date, an amount, an identifier and words
     reference = "Invoice 3442 dated 17/03/2026 totals 1,284.50 EUR, due 9:00."
