@@ -141,6 +141,23 @@ ARCHIVES: dict[str, Archive] = {
         "084dfb038d066545d70c619e3689205861a5ac93b032cb853a329c38995cfc6d",
         "MIT (code); the sample uploads carry no licence statement",
     ),
+    # The twelfth fresh set's documents (held_out_numbers.py), new to every set before it.
+    "factur-x": Archive(
+        "pypi",
+        "factur-x",
+        "7.8",
+        "factur_x-7.8.tar.gz",
+        "c7efa5e559612a790faf97904aa5bc64300d11f7c35c9ba52467b0c5fb6d4c53",
+        "BSD (code); its test fixtures carry no licence statement of their own",
+    ),
+    "pdfreader": Archive(
+        "pypi",
+        "pdfreader",
+        "0.1.15",
+        "pdfreader-0.1.15.tar.gz",
+        "2ee1252cc5f21a2f8cadb458decd85c1313271abb5bac1e4363a3e0e17e2dd87",
+        "MIT (code); its example PDFs carry no licence statement of their own",
+    ),
 }
 
 _TABULA = "tabula_py-2.10.0/tests/resources/"
@@ -280,6 +297,32 @@ SOURCES: dict[str, Source] = {
         _EXCALIBUR + "42a7a845-d4bb-4903-84dc-4016166953f8/mitch.pdf",
         "285aae046af48df7c7a8addeb0a5c0c4fb80efc4d64a1453315703ba89d42457",
         "not stated (Siemens' catalogue of moulded-case circuit breakers, 180 pages)",
+    ),
+    "invoice-en16931.pdf": Source(
+        "factur-x",
+        "factur_x-7.8/tests/fixtures/pdf/invoice_EN16931.pdf",
+        "e340194b514ed7d01dfc7dca60ddc81bbee718756e29830dda227d65fe6de7f0",
+        "not stated (a French sample invoice to the EN 16931 profile, its parties placeholders)",
+    ),
+    "electricity-bill.pdf": Source(
+        "tabula-py",
+        _TABULA + "data_dtype.pdf",
+        "a2d84035405f44c205554a9f25497f08dd61e91b5bdaef919b0a8bfb14a72213",
+        "not stated (a cut-out of a Brazilian electricity bill: kWh, R$ amounts, ICMS lines)",
+    ),
+    "statistical-abstract-t324.pdf": Source(
+        "tabula-py",
+        _TABULA + "12s0324.pdf",
+        "092853e4af150d1c72f474a59ce902305e8675c1d04059d5e2af4a628bc6dfbd",
+        "public domain (Statistical Abstract of the United States 2012, Table 324, arrests by"
+        " sex and age: a US government work)",
+    ),
+    "dol-eta-9142a.pdf": Source(
+        "pdfreader",
+        "pdfreader-0.1.15/doc/examples/pdfs/example-form.pdf",
+        "3d218e6d96a7c5a7875b6783588f9c4086898c37bd5807bd5510a835a69fd579",
+        "public domain (US Department of Labor form ETA-9142A, an H-2A application: a US"
+        " government work)",
     ),
 }
 
