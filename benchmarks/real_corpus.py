@@ -1067,7 +1067,7 @@ def shown_region(path: Path, page: int) -> tuple[Region, ...]:
     where it is smaller than the media box; none where they are one. pdftotext reads the whole
     media box, crop box or not: the IRS's 2007 tax tables carry a printer's slug above the crop
     box ("Page 44 of 48 … 7:48 - 6-DEC-2007") that no reader of the page can see."""
-    import pypdfium2  # type: ignore[import-untyped]
+    import pypdfium2
 
     document = pypdfium2.PdfDocument(str(path))
     try:
