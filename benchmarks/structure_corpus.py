@@ -310,13 +310,6 @@ SOURCES: dict[str, Source] = {
         "a2d84035405f44c205554a9f25497f08dd61e91b5bdaef919b0a8bfb14a72213",
         "not stated (a cut-out of a Brazilian electricity bill: kWh, R$ amounts, ICMS lines)",
     ),
-    "statistical-abstract-t324.pdf": Source(
-        "tabula-py",
-        _TABULA + "12s0324.pdf",
-        "092853e4af150d1c72f474a59ce902305e8675c1d04059d5e2af4a628bc6dfbd",
-        "public domain (Statistical Abstract of the United States 2012, Table 324, arrests by"
-        " sex and age: a US government work)",
-    ),
     "dol-eta-9142a.pdf": Source(
         "pdfreader",
         "pdfreader-0.1.15/doc/examples/pdfs/example-form.pdf",

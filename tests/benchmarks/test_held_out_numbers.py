@@ -82,13 +82,12 @@ def test_the_pages_never_looked_at_are_left_out_of_a_tuning_run_and_reported_apa
         *first,
     )
     ids = [page.id for page in pages]
-    assert len(ids) == len(set(ids)) == 155
+    assert len(ids) == len(set(ids)) == 154
     groups = held_out_numbers.groups_of
     assert {g for page in twelfth for g in groups(page)} == {
         "never looked at",
         "never looked at: invoices",
         "never looked at: a government form",
-        "never looked at: a statistical table",
     }
     assert all(groups(page)[0] == "never looked at" for page in twelfth)
     assert {g for page in eleventh for g in groups(page)} == {
@@ -122,15 +121,19 @@ def test_the_documents_people_drop_are_new_to_every_corpus_and_pinned_with_their
     earlier = {page.source for page in held_out_numbers.numeric_pages() if page not in newer}
     earlier |= {page.source for page in real_corpus.PAGES}
 
-    # THEN none of their documents was in an earlier set or either corpus, and each is pinned
-    # by its member's sha256 inside a pinned archive, with a licence recorded for both
+    # THEN none of their documents was in an earlier set or either corpus (by its bytes' sha256:
+    # one file may stand under two names), and each is pinned by its member's sha256 inside a
+    # pinned archive, with a licence recorded for both
+    def documents(keys: set[str]) -> set[str]:
+        return {structure_corpus.SOURCES[key].sha256 for key in keys}
+
     sources = {page.source for page in tenth}
     assert len(sources) == 12
     assert {page.source for page in eleventh} < sources
     newest = {page.source for page in twelfth}
-    assert len(newest) == 4
-    assert not sources & earlier
-    assert not newest & (earlier | sources)
+    assert len(newest) == 3
+    assert not documents(sources) & documents(earlier)
+    assert not documents(newest) & documents(earlier | sources)
     for key in sources | newest:
         source = structure_corpus.SOURCES[key]
         archive = structure_corpus.ARCHIVES[source.archive]
