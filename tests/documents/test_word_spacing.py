@@ -559,13 +559,16 @@ def _doubtful(line: np.ndarray, position: int, read: str, behind: str, p: float)
 
 
 def test_a_look_alike_letter_in_a_number_is_read_as_the_digit_close_behind_it() -> None:
-    # GIVEN "2026" and "1,150" where the recognizer's first choice is a letter, the digit behind
+    # GIVEN "2026", "1,150" and "239,839,971" where the recognizer's first choice is a letter,
+    # the digit behind it
     year = _doubtful(ctc_line("2026", space=0), 1, read="O", behind="0", p=0.35)
     amount = _doubtful(ctc_line("1,150", space=0), 2, read="l", behind="1", p=0.30)
+    total = _doubtful(ctc_line("239,839,971", space=0), 10, read="i", behind="1", p=0.43)
     assert STOCK([year[None]])[0] == ["2O26"]
+    assert STOCK([total[None]])[0] == ["239,839,97i"]
 
     # WHEN decoded THEN the digits are read
-    assert decode(year, amount) == ["2026", "1,150"]
+    assert decode(year, amount, total) == ["2026", "1,150", "239,839,971"]
 
 
 def test_a_look_alike_letter_stays_a_letter_in_a_word_or_without_a_digit_behind_it() -> None:
