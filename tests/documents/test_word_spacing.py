@@ -37,7 +37,7 @@ CHINESE_PAGE = Path(__file__).parent / "samples" / "chinese-lines.png"
 
 CHARACTERS = [
     *"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
-    *",.:/%()-—$€+&，２",
+    *",.:/%()-—$€+&，２□•",
     "中",
     "文",
 ]
@@ -223,6 +223,21 @@ def test_an_ampersand_is_spaced_like_a_word_where_the_model_half_saw_the_gap() -
 
     # WHEN decoded THEN the spaces are written, and the tight one stays tight
     assert decode(spaced, tight) == ["0 & 1 &", "R&D"]
+
+
+def test_a_check_box_or_a_bullet_is_spaced_like_a_word_where_the_model_half_saw_the_gap() -> None:
+    # GIVEN IRS Form 1040's "a □ 3800" and "□ Form(s)" (read "a □3800" and "a□Form(s)" without
+    # the rule, p(space) 0.17-0.49 in those gaps), a bullet before its item, and a box set tight
+    spaced = (
+        ctc_line("a", "□", "3800", space=0.2),
+        ctc_line("a", "□", "Form", space=0.2),
+        ctc_line("•", "Item", space=0.3),
+    )
+    tight = ctc_line("□", "Yes", space=0.0)
+
+    # WHEN decoded THEN the box and the bullet stand apart, and the tight box stays on
+    assert decode(*spaced) == ["a □ 3800", "a □ Form", "• Item"]
+    assert decode(tight) == ["□Yes"]
 
 
 def test_a_fullwidth_form_on_a_latin_line_reads_as_its_ascii_character() -> None:
