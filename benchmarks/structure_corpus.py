@@ -340,14 +340,16 @@ SOURCES: dict[str, Source] = {
         "pdfminer-source",
         "pdfminer.six-20221105/samples/contrib/issue-625-identity-cmap.pdf",
         "e891a2bd07b176e75acec752288ab38f8a5064fde2688c14c45ca538b856ff2e",
-        "as the package (a Polish VAT invoice from an invoicing service, seller a test company)",
+        "the package's by Debian's copyright file (a Polish VAT invoice printed by an invoicing"
+        " service, its seller a test company)",
     ),
     "mitsubishi-statements.pdf": Source(
         "pdf.js-source",
         _PDFJS + "issue14297.pdf",
         "4041c1e3e2446bd236d536ce88fe5e97b30605f04813e600a00c58bf19e8c89b",
-        "as the package (a spread of Mitsubishi Electric's 2021 annual report: statements of"
-        " comprehensive income and of changes in equity)",
+        "the package's by Debian's copyright file; the report itself is Mitsubishi Electric's"
+        " (a spread of its 2021 annual report: statements of comprehensive income and of"
+        " changes in equity)",
     ),
     "irs-f1040-2010.pdf": Source(
         "pdf.js-source",
@@ -359,8 +361,8 @@ SOURCES: dict[str, Source] = {
         "pdf.js-source",
         _PDFJS + "160F-2019.pdf",
         "f41f0818365ffd14ca4e55c0556355193bd76632b970d60cc2dec554cac6f379",
-        "as the package (Luxembourg's tax administration's form 160, a salary certificate"
-        " for 2019, blank)",
+        "the package's by Debian's copyright file; the form is Luxembourg's tax"
+        " administration's (form 160, a salary certificate for 2019, blank)",
     ),
 }
 
