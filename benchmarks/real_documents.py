@@ -117,12 +117,12 @@ def numeric_overlap(reference: str, read: str) -> dict[str, tuple[int, int, int]
 
 
 def split_numbers(reference: str, read: str) -> list[str]:
-    """Places where the text read has a space between two digits that the reference does not:
-    two neighbouring tokens of one line read, the first ending and the second starting with a
-    digit, where the alignment of the tokens read with the reference's (difflib) puts one
-    reference token that is those two joined. Two lines read one after the other are no
-    space, nor are two misread cells of a code chart ("¹ º" read "1 0") where "10" stands
-    elsewhere on the page."""
+    """Places where the text read has a space inside a number that the reference does not:
+    two neighbouring tokens of one line read, the first ending with a digit (or a digit and a
+    separator: "1, 357" for "1,357") and the second starting with one, where the alignment of
+    the tokens read with the reference's (difflib) puts one reference token that is those two
+    joined. Two lines read one after the other are no space, nor are two misread cells of a
+    code chart ("¹ º" read "1 0") where "10" stands elsewhere on the page."""
     ref = [token.strip("()[],.;:") for token in reference.split()]
     hyp: list[str] = []
     line_of: list[int] = []
@@ -139,7 +139,8 @@ def split_numbers(reference: str, read: str) -> list[str]:
         replaced = set(ref[i1:i2])
         for j in range(j1, j2 - 1):
             left, right = hyp[j], hyp[j + 1]
-            if line_of[j] != line_of[j + 1] or not (left[-1].isdigit() and right[0].isdigit()):
+            ends_in_number = left.rstrip(",./:-")[-1:].isdigit()
+            if line_of[j] != line_of[j + 1] or not (ends_in_number and right[0].isdigit()):
                 continue
             if (left + right).strip("()[],.;:") in replaced:
                 found.append(f"{left} {right}")

@@ -354,12 +354,13 @@ def test_numeric_tokens_are_counted_per_kind_and_a_split_number_is_missed() -> N
 
 
 def test_a_split_number_is_a_space_inside_one_line_where_the_reference_has_one_token() -> None:
-    # GIVEN a reference with a form number, a date and a code chart's row of symbols
-    reference = "DD Form 214. dated 17/03/2026\nA0 ¹ º » and 10 11"
+    # GIVEN a reference with a form number, a date, an amount and a code chart's row of symbols
+    reference = "DD Form 214. dated 17/03/2026 total 1,357\nA0 ¹ º » and 10 11"
 
-    # WHEN read with spaces inside the number and the date, and the symbols misread as digits
-    read = "DD Form 2 14. dated 1 7/03/2026\nA0 1 0 》 and 10\n11"
+    # WHEN read with spaces inside the number, the date and after the amount's thousands
+    # comma, and the symbols misread as digits
+    read = "DD Form 2 14. dated 1 7/03/2026 total 1, 357\nA0 1 0 》 and 10\n11"
 
-    # THEN the two numbers are split; the misread symbols, which the reference also spaces,
+    # THEN the three numbers are split; the misread symbols, which the reference also spaces,
     # and two lines read one after the other are not
-    assert real_documents.split_numbers(reference, read) == ["2 14.", "1 7/03/2026"]
+    assert real_documents.split_numbers(reference, read) == ["2 14.", "1 7/03/2026", "1, 357"]
