@@ -95,6 +95,22 @@ def test_a_page_that_is_no_index_keeps_its_numbers_as_read() -> None:
     assert split_index_lists(table) == table
 
 
+def test_a_financial_table_under_dated_headings_is_no_index() -> None:
+    # GIVEN an annual report's table split at its column gutters, as the engine returns it: its
+    # rows' cells end in numbers after words, and a heading above each year ends in a date
+    cells = [f"Trial modifications {n}" for n in range(12)]
+    rows = [f"{n + 1},{357 + n}" for n in range(12)]
+    headings = [
+        "Year Ended December 31, 2022",
+        "Year Ended Dec. 31, 2021",
+        "Year Ended DECEMBER 31,2020",
+    ]
+    table = page([*headings, *cells, *rows])
+
+    # WHEN its page lists are read THEN its thousands stay as read
+    assert split_index_lists(table) == table
+
+
 def test_on_an_index_page_only_ascending_pages_at_a_line_end_are_split() -> None:
     # GIVEN an index page with a descending pair, a number inside a term, and a decimal
     lines = page([*ENTRIES, "scale 30,12", "1,000 islands 45", "pi 3.14,15"])

@@ -13,6 +13,10 @@ where at least INDEX_LINES of its lines end in a page list (a run of page number
 term, with commas between them) and at least PRINTED_LISTS of those show the list as printed,
 a comma and a space between numbers that ascend. On such a page, a comma with no space between
 two numbers of a line's page list gets one where the numbers ascend, as an index's pages do.
+A date is no page list: "Year Ended December 31, 2022", above each year of a financial table,
+ends in two ascending numbers after a term, and a table split at its column gutters ends most
+of its lines in numbers after words, so an annual report's table was taken for an index and
+its thousands "1,357" read as "1, 357".
 Nothing else on any page changes: amounts, dates, codes and page lists of pages that are not
 an index keep what the recognizer read. A word split in two keeps its confidence and takes its
 share of the box by its characters (result.textract.json's WORD blocks).
@@ -42,6 +46,13 @@ _PAGE_LIST_WORD: Final = re.compile(r"\d{1,4}(?:,\d{1,4})*,?")
 # "121,123,149"), and two printed as a list.
 _JOINED: Final = re.compile(r"(?<!\d)(\d{1,4}),(?=(\d{1,4})(?!\d))")
 _PRINTED: Final = re.compile(r"(\d{1,4}), (\d{1,4})")
+# A date set as "December 31, 2022" or "Dec. 31, 2022" (a month's name or its abbreviation, a
+# day, a year) at a line's end.
+_DATE: Final = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November"
+    r"|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.? \d{1,2}, ?\d{4}$",
+    re.IGNORECASE,
+)
 
 
 def split_index_lists(lines: Sequence[Line]) -> list[Line]:
@@ -62,7 +73,9 @@ def _page_list(text: str) -> str | None:
     if found is None:
         return None
     term = text[: found.start()].rstrip()
-    return found.group() if not term or not term[-1].isdigit() else None
+    if term and (term[-1].isdigit() or _DATE.search(text)):
+        return None
+    return found.group()
 
 
 def _cuts(text: str) -> list[int]:
