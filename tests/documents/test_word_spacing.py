@@ -37,7 +37,7 @@ CHINESE_PAGE = Path(__file__).parent / "samples" / "chinese-lines.png"
 
 CHARACTERS = [
     *"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
-    *",.:/%()-—$€+&，２□•",
+    *",.:/%()-—–$€+&，２□•",
     "中",
     "文",
 ]
@@ -313,6 +313,21 @@ def test_a_negative_number_a_character_over_the_pitch_is_its_own_token() -> None
     assert decode(ctc_line("10", "-20", space=0.1, gap=1)) == ["10-20"]
     # and a code's hyphen after a letter stays, however wide (PP-OCRv6's "AVX-512")
     assert decode(ctc_line("AVX", "-512", space=0.003, gap=3)) == ["AVX-512"]
+
+
+def test_a_price_ranges_dash_ends_a_word_where_the_model_saw_the_gap_after_it() -> None:
+    # GIVEN USDA's price list "1.36 - 1.41" as PP-OCRv6 read it on a 250-dpi scan: no space
+    # written on either side of the dash, a blank a column over the pitch (2) after it with
+    # p(space) 0.44; and the same with an en dash
+    hyphen = ctc_line("1.36-", "1.41", space=0.44, pitch=2)
+    en_dash = ctc_line("100.00–", "108.00", space=0.44, pitch=2)
+
+    # WHEN decoded THEN the two prices are tokens of their own
+    assert decode(hyphen, en_dash) == ["1.36- 1.41", "100.00– 108.00"]
+    # while a date's or a code's dash at the pitch, or a gap with a word gap's weak evidence,
+    # stays inside its token
+    assert decode(ctc_line("2026-", "03-17", space=0.44, gap=0, pitch=2)) == ["2026-03-17"]
+    assert decode(ctc_line("1.36-", "1.41", space=0.15, pitch=2)) == ["1.36-1.41"]
 
 
 def test_digits_half_a_line_apart_are_separate_numbers() -> None:

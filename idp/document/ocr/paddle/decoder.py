@@ -248,6 +248,7 @@ class _Classes:
     groups_digits: Flags  # a thousands separator: ,
     is_letter: Flags  # a letter of any script
     is_minus: Flags  # a hyphen-minus, the sign of a negative number
+    is_dash: Flags  # a hyphen-minus, an en dash or an em dash
 
 
 @lru_cache(maxsize=8)
@@ -269,6 +270,7 @@ def _classes(characters: tuple[str, ...]) -> _Classes:
         groups_digits=flags(lambda ch: ch == ","),
         is_letter=flags(lambda ch: len(ch) == 1 and ch.isalpha()),
         is_minus=flags(lambda ch: ch == "-"),
+        is_dash=flags(lambda ch: ch in DASHES),
     )
 
 
@@ -345,10 +347,11 @@ class WordGaps:
         thousands = self._thousands_groups(classes, emitted, width)
         list_comma = self._list_commas(classes, emitted, width, distance, pitch, thousands)
         negative = self._negative_numbers(classes, emitted, width, distance, pitch) & adjacent
+        range_dash = self._after_range_dash(classes, emitted, width)
         candidate = (
             adjacent
             & (distance >= 2)
-            & known.ends_word[left_class]
+            & (known.ends_word[left_class] | range_dash)
             & (known.starts_word[right_class] | negative)
             & ~self._after_ligature(classes, emitted, width)
             & ~(thousands & ~list_comma)
@@ -362,7 +365,7 @@ class WordGaps:
         # A number after a word: weaker evidence will do (PP-OCRv5 gives "receipt771104" 0.10);
         # inside a number, stronger evidence is needed.
         before_number = self._word_before_number(classes, emitted, width)[candidate]
-        inside_number = self._inside_number(classes, emitted, width)[candidate]
+        inside_number = (self._inside_number(classes, emitted, width) | range_dash)[candidate]
         needed = np.where(before_number, NUMBER_SPACE_EVIDENCE, self.threshold)
         needed = np.where(inside_number, max(self.threshold, INSIDE_NUMBER_EVIDENCE), needed)
         # A list's comma: weak evidence will do, and two columns over the pitch any blank column
@@ -458,9 +461,21 @@ class WordGaps:
             found[n] = _DATE_END.search(text) is not None
         return found
 
+    def _after_range_dash(self, classes: Int, emitted: Int, width: int) -> Flags:
+        """Per gap between emitted characters: does it follow a dash that has a digit before it
+        and a digit after the gap, all on one line ("1.36 - 1.41", a price range)? A space
+        there needs the evidence and width asked inside a number: a date's or a code's dash
+        sits at the pitch ("2026-03-17", "20-11-17")."""
+        return self._after_mark_between_digits(self._classes.is_dash, classes, emitted, width)
+
     def _comma_between_digits(self, classes: Int, emitted: Int, width: int) -> Flags:
         """Per gap between emitted characters: does it follow a comma that has a digit before
         it and a digit after the gap, all on one line?"""
+        return self._after_mark_between_digits(self._classes.groups_digits, classes, emitted, width)
+
+    def _after_mark_between_digits(
+        self, mark: Flags, classes: Int, emitted: Int, width: int
+    ) -> Flags:
         known = self._classes
         line = emitted[:-1] // width
         after_digit = np.zeros(line.size, dtype=bool)
@@ -469,7 +484,7 @@ class WordGaps:
                 emitted[:-2] // width == line[1:]
             )
         found: Flags = (
-            known.groups_digits[classes[emitted[:-1]]]
+            mark[classes[emitted[:-1]]]
             & after_digit
             & known.is_digit[classes[emitted[1:]]]
             & (emitted[1:] // width == line)
