@@ -165,11 +165,38 @@ def test_a_cached_archive_that_is_not_the_pinned_one_is_refused(tmp_path: Path) 
         real_corpus.archive_bytes("pdfannots", tmp_path)
 
 
+class FakeNetwork:
+    """What `urllib.request.urlopen` would serve, in turn (the network: a boundary these tests
+    do not cross), and what was asked of it: (URL, Accept header)."""
+
+    def __init__(self, *served: bytes) -> None:
+        self.served = list(served)
+        self.asked: list[tuple[str, str | None]] = []
+
+    def urlopen(self, request: str | urllib.request.Request, timeout: float) -> io.BytesIO:
+        if isinstance(request, str):
+            self.asked.append((request, None))
+        else:
+            self.asked.append((request.full_url, request.get_header("Accept")))
+        return io.BytesIO(self.served.pop(0))
+
+
+def refused_then_kept(archive: Any, directory: Path) -> bytes:
+    """Fetch `archive` twice: the first time other bytes are refused, naming the file, and
+    nothing is cached; the second time the pinned ones are kept. What was kept."""
+    with pytest.raises(real_corpus.CorpusError, match=re.escape(archive.file)):
+        real_corpus.download_archive(archive, directory)
+    assert not (directory / archive.file).exists()
+    real_corpus.download_archive(archive, directory)
+    saved: bytes = (directory / archive.file).read_bytes()
+    return saved
+
+
 def test_a_source_tarball_comes_from_debians_pool_and_is_kept_only_if_it_is_the_pinned_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # GIVEN a source package's upstream tarball, pinned, and Debian's pool (the network: a
-    # boundary this test does not cross) serving other bytes, then the pinned ones
+    # GIVEN a source package's upstream tarball, pinned, and Debian's pool serving other bytes,
+    # then the pinned ones
     tarball = tar_gz({"libfoo-1.0/test/page.pdf": b"%PDF-1.4 page"})
     archive = real_corpus.Archive(
         "debian-source",
@@ -179,24 +206,14 @@ def test_a_source_tarball_comes_from_debians_pool_and_is_kept_only_if_it_is_the_
         real_corpus.sha256_of(tarball),
         "MIT",
     )
-    served: list[bytes] = [b"not the published tarball", tarball]
-    asked: list[str] = []
-
-    def urlopen(url: str, timeout: float) -> io.BytesIO:
-        asked.append(url)
-        return io.BytesIO(served.pop(0))
-
-    monkeypatch.setattr(real_corpus.urllib.request, "urlopen", urlopen)
+    network = FakeNetwork(b"not the published tarball", tarball)
+    monkeypatch.setattr(real_corpus.urllib.request, "urlopen", network.urlopen)
 
     # WHEN it is fetched THEN other bytes are refused and nothing is cached; the pinned ones
     # are kept, fetched from the pool's lib-prefixed folder, and their member read
-    with pytest.raises(real_corpus.CorpusError, match=re.escape(archive.file)):
-        real_corpus.download_archive(archive, tmp_path)
-    assert not (tmp_path / archive.file).exists()
-    real_corpus.download_archive(archive, tmp_path)
+    saved = refused_then_kept(archive, tmp_path)
     pool = "http://deb.debian.org/debian/pool/main/libf/libfoo/libfoo_1.0.orig.tar.gz"
-    assert asked == [pool, pool]
-    saved = (tmp_path / archive.file).read_bytes()
+    assert network.asked == [(pool, None), (pool, None)]
     assert real_corpus.read_member(saved, "debian-source", "libfoo-1.0/test/page.pdf") == (
         b"%PDF-1.4 page"
     )
@@ -205,8 +222,8 @@ def test_a_source_tarball_comes_from_debians_pool_and_is_kept_only_if_it_is_the_
 def test_an_sdist_comes_from_the_package_index_without_running_its_build_and_only_if_pinned(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # GIVEN a pinned sdist, and the package index (the network: a boundary this test does not
-    # cross) listing it on its JSON simple page, then serving other bytes, then the pinned ones
+    # GIVEN a pinned sdist, and the package index listing it on its JSON simple page, then
+    # serving other bytes, then the pinned ones
     sdist = tar_gz({"foo-1.0/tests/data/bill.pdf": b"%PDF-1.4 bill"})
     archive = real_corpus.Archive(
         "pypi", "foo", "1.0", "foo-1.0.tar.gz", real_corpus.sha256_of(sdist), "MIT"
@@ -214,32 +231,15 @@ def test_an_sdist_comes_from_the_package_index_without_running_its_build_and_onl
     url = "https://files.example/packages/ab/foo-1.0.tar.gz"
     page = {"files": [{"filename": "foo-1.0-py3-none-any.whl", "url": url + ".whl"}]}
     page["files"].append({"filename": "foo-1.0.tar.gz", "url": url})
-    served: list[bytes] = [
-        json.dumps(page).encode(),
-        b"not the published sdist",
-        json.dumps(page).encode(),
-        sdist,
-    ]
-    asked: list[tuple[str, str | None]] = []
-
-    def urlopen(request: str | urllib.request.Request, timeout: float) -> io.BytesIO:
-        if isinstance(request, str):
-            asked.append((request, None))
-        else:
-            asked.append((request.full_url, request.get_header("Accept")))
-        return io.BytesIO(served.pop(0))
-
-    monkeypatch.setattr(real_corpus.urllib.request, "urlopen", urlopen)
+    listing = json.dumps(page).encode()
+    network = FakeNetwork(listing, b"not the published sdist", listing, sdist)
+    monkeypatch.setattr(real_corpus.urllib.request, "urlopen", network.urlopen)
 
     # WHEN it is fetched THEN other bytes are refused and nothing is cached; the pinned ones
     # are kept, found through the project's JSON page and fetched from where it points
-    with pytest.raises(real_corpus.CorpusError, match=re.escape(archive.file)):
-        real_corpus.download_archive(archive, tmp_path)
-    assert not (tmp_path / archive.file).exists()
-    real_corpus.download_archive(archive, tmp_path)
+    saved = refused_then_kept(archive, tmp_path)
     index = ("https://pypi.org/simple/foo/", "application/vnd.pypi.simple.v1+json")
-    assert asked == [index, (url, None), index, (url, None)]
-    saved = (tmp_path / archive.file).read_bytes()
+    assert network.asked == [index, (url, None), index, (url, None)]
     assert real_corpus.read_member(saved, "pypi", "foo-1.0/tests/data/bill.pdf") == (
         b"%PDF-1.4 bill"
     )
@@ -251,9 +251,8 @@ def test_an_sdist_the_index_does_not_list_is_refused_by_name(
     # GIVEN a pinned sdist whose version the index no longer lists
     archive = real_corpus.Archive("pypi", "foo", "1.0", "foo-1.0.tar.gz", "0" * 64, "MIT")
     page = json.dumps({"files": [{"filename": "foo-2.0.tar.gz", "url": "https://x/foo-2.0"}]})
-    monkeypatch.setattr(
-        real_corpus.urllib.request, "urlopen", lambda request, timeout: io.BytesIO(page.encode())
-    )
+    network = FakeNetwork(page.encode())
+    monkeypatch.setattr(real_corpus.urllib.request, "urlopen", network.urlopen)
 
     # WHEN it is fetched THEN the error names the file and the index page
     with pytest.raises(real_corpus.CorpusError, match=re.escape("lists no foo-1.0.tar.gz")):
