@@ -22,7 +22,12 @@ from idp.document.ocr.engine import PageContent
 from idp.document.ocr.page import Reader, read_page
 from idp.document.ocr.pipeline import ocr_document
 from idp.document.ocr.registry import EngineRegistry
-from idp.document.ocr.steps.quality import assess_page, retry_scale, second_read_is_better
+from idp.document.ocr.steps.quality import (
+    assess_page,
+    number_floor_for,
+    retry_scale,
+    second_read_is_better,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO_LETTER = REPO_ROOT / "samples" / "sample-letter.pdf"
@@ -390,6 +395,28 @@ def test_an_amount_read_with_a_doubtful_digit_puts_the_page_up_for_review(
     assert quality.verdict == "review"
     assert quality.reasons == [ReviewReason.NUMBERS_DOUBTFUL]
     assert quality.doubtful_numbers == ["1,284.50"]
+
+
+@pytest.mark.ocr
+def test_a_number_is_doubtful_under_its_own_recognizers_floor(
+    letter: PageImage, letter_read: PageContent
+) -> None:
+    # GIVEN the demo letter with the amount's least sure digit read at 0.9: sure enough for
+    # PP-OCRv5, which reads few numbers wrong above 0.70, not for PP-OCRv6, which reads many
+    # numbers wrong at that confidence
+    doubtful = _with_number_confidence(letter_read, "1,284.50", 0.9)
+    ppocrv5 = number_floor_for(["PP-OCRv5_mobile_det", "PP-OCRv5_mobile_rec"])
+    ppocrv6 = number_floor_for(["PP-OCRv6_small_det", "PP-OCRv6_small_rec", "PP-LCNet_x1_0"])
+
+    # WHEN the read is assessed against each recognizer's floor
+    as_v5 = assess_page(letter.pixels, doubtful, letter.render, number_floor=ppocrv5)
+    as_v6 = assess_page(letter.pixels, doubtful, letter.render, number_floor=ppocrv6)
+
+    # THEN only PP-OCRv6's read sends the page to review for that number
+    assert (ppocrv5, ppocrv6) == (0.70, 0.95)
+    assert as_v5.doubtful_numbers == []
+    assert "1,284.50" in as_v6.doubtful_numbers
+    assert as_v6.reasons == [ReviewReason.NUMBERS_DOUBTFUL]
 
 
 @pytest.mark.ocr

@@ -22,7 +22,12 @@ from idp.document.ocr.steps.gutters import split_at_gutters
 from idp.document.ocr.steps.index_lists import split_index_lists
 from idp.document.ocr.steps.missed_text import read_missed_text
 from idp.document.ocr.steps.orientation import LineReader, OrientationModels, read_upright
-from idp.document.ocr.steps.quality import assess_page, retry_scale, second_read_is_better
+from idp.document.ocr.steps.quality import (
+    assess_page,
+    number_floor_for,
+    retry_scale,
+    second_read_is_better,
+)
 from idp.document.ocr.steps.reading_order import read_in_order
 from idp.document.ocr.steps.rows import join_amount_rows
 from idp.document.ocr.steps.stacked_lines import split_stacked_lines
@@ -67,6 +72,7 @@ def read_pages(reader: Reader, images: Sequence[PageImage], render_again: Render
     """The pages, each read step by step (module docstring)."""
     tick = time.perf_counter()
     contents = _read_all(reader, images)  # orient → recognize → split gutters → reading order
+    floor = number_floor_for(reader.engine.info.models)
     done = PagesRead(
         pages=[],
         ocr_s=time.perf_counter() - tick,
@@ -74,7 +80,7 @@ def read_pages(reader: Reader, images: Sequence[PageImage], render_again: Render
         retry_s=0.0,
     )
     for image, content in zip(images, contents, strict=True):
-        quality = assess_page(image.pixels, content, image.render)  # verdict
+        quality = assess_page(image.pixels, content, image.render, number_floor=floor)  # verdict
         kept = (image, content, quality)
         if retry_scale(image, quality) is not None:  # second read where doubtful
             tick = time.perf_counter()
@@ -145,7 +151,9 @@ def _read_again(
         image, scale=scale, reason=f"{image.render.reason}; read again at {scale:g}x ({why})"
     )
     second = read_page(reader, again)
-    second_quality = assess_page(again.pixels, second, again.render)
+    second_quality = assess_page(
+        again.pixels, second, again.render, number_floor=number_floor_for(reader.engine.info.models)
+    )
     if second_read_is_better(quality, second_quality):
         retried = f"read again at {scale:g}x (was {was:g}x: {why}); the second read kept"
         return again, second, second_quality.model_copy(update={"retried": retried})

@@ -25,7 +25,7 @@ from idp.document.ink import page_ink, text_ink_covered
 from idp.document.ocr.engine import PageContent
 from idp.document.render_scale import POINTS_PER_INCH, higher_scale
 
-__all__ = ["assess_page", "retry_scale", "second_read_is_better"]
+__all__ = ["assess_page", "number_floor_for", "retry_scale", "second_read_is_better"]
 
 # Good pages read at 0.94-0.99 mean confidence; pages read wrong way up or too small 0.43-0.85.
 MIN_MEAN_CONFIDENCE: Final = 0.90
@@ -54,6 +54,12 @@ MAX_UPRIGHT_SHARE: Final = 0.5
 # of the real-document corpus (damaged scans), PP-OCRv5 read a number wrong on 13 pages; at
 # 0.70 all 13 are flagged and 2 more, at 0.60 only 9 of them (PP-OCRv6: 2 of its 4, 1 more).
 MIN_NUMBER_CONFIDENCE: Final = 0.70
+# PP-OCRv6 is surer of the numbers it reads wrong: on 191 looked-at pages of the numbers
+# benchmark (benchmarks/held_out_numbers.py), at 0.70 it flagged 69 pages and caught 58 of the
+# 136 with a number read wrong, where PP-OCRv5 flagged 110 and caught 88 of 130. At 0.95 it
+# flags 111 and catches 88 (23 pages flagged with nothing wrong, against PP-OCRv5's 22): the
+# same share of doubtful pages sent to a person for the same load.
+PPOCRV6_MIN_NUMBER_CONFIDENCE: Final = 0.95
 # A numeric token: digits and the separators , . / : - with a digit, as the real-document
 # benchmark counts them; brackets, signs, currency and end punctuation around it left out.
 _NUMERIC: Final = re.compile(r"[\d,./:-]*\d[\d,./:-]*")
@@ -71,11 +77,24 @@ _SCALE_CURES: Final = frozenset(
 _RETRY_BELOW_LINE_PX: Final = 24.0
 
 
+def number_floor_for(models: Sequence[str]) -> float:
+    """The confidence under which a number read by an engine of `models` (EngineInfo's model
+    names) is doubtful: its recognizer's."""
+    if any(name.startswith("PP-OCRv6_") for name in models):
+        return PPOCRV6_MIN_NUMBER_CONFIDENCE
+    return MIN_NUMBER_CONFIDENCE
+
+
 def assess_page(
-    pixels: npt.NDArray[np.uint8], content: PageContent, render: RenderInfo | None
+    pixels: npt.NDArray[np.uint8],
+    content: PageContent,
+    render: RenderInfo | None,
+    *,
+    number_floor: float = MIN_NUMBER_CONFIDENCE,
 ) -> PageQuality:
     """The verdict on one OCR'd page: its pixels as read (H×W×3, the space of the line boxes),
-    what the engine read on them, and how a PDF page was rendered (None for an image)."""
+    what the engine read on them, how a PDF page was rendered (None for an image), and the
+    confidence under which a number read is doubtful (`number_floor_for` the engine)."""
     lines = content.lines
     reasons: set[ReviewReason] = set()
     marks = page_ink(pixels)
@@ -88,7 +107,7 @@ def assess_page(
     if content.orientation is not None and content.orientation.evidence.get("contested"):
         reasons.add(ReviewReason.ORIENTATION_UNCERTAIN)
     reasons |= _layout_doubts(content, ink_share=marks.share)
-    numbers, doubtful = _numbers_read(lines)
+    numbers, doubtful = _numbers_read(lines, number_floor)
     if doubtful:
         reasons.add(ReviewReason.NUMBERS_DOUBTFUL)
     quality = PageQuality(
@@ -138,9 +157,9 @@ def assess_page(
     return quality.model_copy(update={"verdict": "review" if ordered else "ok", "reasons": ordered})
 
 
-def _numbers_read(lines: Sequence[Line]) -> tuple[int | None, list[str]]:
+def _numbers_read(lines: Sequence[Line], floor: float) -> tuple[int | None, list[str]]:
     """How many numeric tokens the page's words with a confidence hold, and those of them
-    with a character read under MIN_NUMBER_CONFIDENCE; None where no word has a confidence."""
+    with a character read under `floor`; None where no word has a confidence."""
     count, doubtful, measured = 0, [], False
     for line in lines:
         for word in line.words:
@@ -150,7 +169,7 @@ def _numbers_read(lines: Sequence[Line]) -> tuple[int | None, list[str]]:
             if _NUMERIC.fullmatch(word.text.strip(_AROUND_NUMBERS)) is None:
                 continue
             count += 1
-            if word.confidence < MIN_NUMBER_CONFIDENCE:
+            if word.confidence < floor:
                 doubtful.append(word.text)
     return (count if measured else None), doubtful
 
