@@ -117,7 +117,7 @@ DEMO_INPUT := samples/sample-letter.pdf samples/sample-letter.docx
 # The whole pipeline on the embedded AWS emulator, real OCR, on the samples shipped in the repo:
 # the scanned letter, and the same letter as a Word document (converted by the Office converter).
 demo: setup
-	$(BIN)/idp local run $(DEMO_INPUT) --model PP-OCRv5 --out demo-output
+	$(BIN)/idp local run $(DEMO_INPUT) --out demo-output
 
 # JSON Schemas of the integration contract, generated from its pydantic models; tests/test_schemas.py
 # fails when one is stale.

@@ -22,13 +22,20 @@ from devkit.client import JobProgress, PipelineClient, PipelineNames
 from devkit.local.emulator import AwsEndpoint
 from idp.contract import names
 from idp.contract.job_record import JobRecord
+from idp.contract.languages import default_text_model
 from idp.contract.names import JobStatus, OcrModel, TextLayerMode
 
 err = Console(stderr=True)
 out = Console()
 
 ModelOption = Annotated[
-    str, typer.Option("--model", "-m", help="PP-OCRv5, PP-OCRv6, PP-StructureV3 or PaddleOCR-VL")
+    str | None,
+    typer.Option(
+        "--model",
+        "-m",
+        help="PP-OCRv5, PP-OCRv6, PP-StructureV3 or PaddleOCR-VL; default: PP-OCRv6, or "
+        "PP-OCRv5 for a language PP-OCRv6 does not read (e.g. ru, korean, ar, hi)",
+    ),
 ]
 LangOption = Annotated[str, typer.Option("--lang", "-l", help="PaddleOCR language code")]
 TextLayerOption = Annotated[
@@ -65,6 +72,11 @@ RegionOption = Annotated[str | None, typer.Option("--region", help="AWS region")
 # Exit codes: 1 = the checked thing is not healthy; 2 = the command cannot even check it.
 EXIT_UNHEALTHY = 1
 EXIT_USAGE = 2
+
+
+def job_model(name: str | None, lang: str) -> OcrModel:
+    """The model a user named (through its aliases), or the default text-line model for `lang`."""
+    return default_text_model(lang) if name is None else parse_model(name)
 
 
 def parse_model(name: str) -> OcrModel:

@@ -30,9 +30,9 @@ from devkit.cli.common import (
     TextModelOption,
     configure_logging,
     err,
+    job_model,
     jobs_table,
     out,
-    parse_model,
     status_style,
 )
 from devkit.client import JobProgress, PipelineClient
@@ -40,7 +40,7 @@ from idp.contract import names
 from idp.contract.job_record import JobRecord
 from idp.contract.jobs import JobOptions
 from idp.contract.languages import DEFAULT_LANGUAGE
-from idp.contract.names import JobStatus, OcrModel, TextLayerMode
+from idp.contract.names import JobStatus, TextLayerMode
 
 if TYPE_CHECKING:
     from devkit.local.pipeline import LocalPipeline
@@ -51,7 +51,7 @@ local_app = typer.Typer(help="Run the whole pipeline on this machine (embedded A
 @local_app.command("run")
 def local_run(
     paths: Annotated[list[Path], typer.Argument(help="documents to OCR", exists=True)],
-    model: ModelOption = OcrModel.PP_OCRV5.value,
+    model: ModelOption = None,
     lang: LangOption = DEFAULT_LANGUAGE,
     text_layer: TextLayerOption = TextLayerMode.AUTO,
     text_model: TextModelOption = None,
@@ -96,7 +96,7 @@ def local_run(
     from devkit.local.settings import LocalSettings
 
     configure_logging(verbose)
-    ocr_model = parse_model(model)
+    ocr_model = job_model(model, lang)
     models_dir = Path(os.environ.get("IDP_MODELS_DIR", ".models"))
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="idp-local-") as work:

@@ -17,9 +17,9 @@ from devkit.cli.common import (
     StackTarget,
     TextLayerOption,
     err,
+    job_model,
     jobs_table,
     out,
-    parse_model,
     review_cell,
     with_stack_target,
 )
@@ -31,7 +31,7 @@ from devkit.cli.smoke import smoke
 from devkit.client import JobProgress
 from idp.contract.jobs import JobOptions
 from idp.contract.languages import DEFAULT_LANGUAGE
-from idp.contract.names import JobStatus, OcrModel, TextLayerMode
+from idp.contract.names import JobStatus, TextLayerMode
 
 app = typer.Typer(
     help="Serverless document OCR with PaddleOCR: local runs and job tools.",
@@ -50,7 +50,7 @@ app.command()(smoke)
 @with_stack_target
 def submit(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False)],
-    model: ModelOption = OcrModel.PP_OCRV5.value,
+    model: ModelOption = None,
     lang: LangOption = DEFAULT_LANGUAGE,
     text_layer: TextLayerOption = TextLayerMode.AUTO,
     *,
@@ -59,7 +59,7 @@ def submit(
 ) -> None:
     """Upload a document and queue its job; prints the job id."""
     submitted = stack.client().submit(
-        file, model=parse_model(model), lang=lang, options=JobOptions(text_layer=text_layer)
+        file, model=job_model(model, lang), lang=lang, options=JobOptions(text_layer=text_layer)
     )
     if as_json:
         print(json.dumps({"job_id": submitted.job_id, "key": submitted.key}))

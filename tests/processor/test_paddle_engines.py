@@ -19,7 +19,11 @@ import yaml  # type: ignore[import-untyped]
 
 from idp.contract.errors import EngineFailure, ModelUnavailable, UnsupportedLanguage
 from idp.contract.jobs import JobOptions
-from idp.contract.languages import SUPPORTED_LANGUAGES
+from idp.contract.languages import (
+    PPOCRV6_LANGUAGES,
+    SUPPORTED_LANGUAGES,
+    default_text_model,
+)
 from idp.contract.names import OcrModel
 from idp.contract.results import EngineInfo
 from idp.document.decode import PageImage
@@ -96,9 +100,30 @@ def test_every_supported_language_maps_to_a_model_or_a_clear_error() -> None:
     assert len(unsupported) < 10, unsupported
 
 
+def test_a_job_that_names_no_model_reads_with_ppocrv6_unless_only_ppocrv5_reads_its_language() -> (
+    None
+):
+    # GIVEN every language a job may ask for
+    for lang in sorted(SUPPORTED_LANGUAGES):
+        model = default_text_model(lang)
+        # THEN PP-OCRv6 reads it where its recognizer knows the script, PP-OCRv5 elsewhere
+        if model is OcrModel.PP_OCRV6:
+            assert ppocrv6_model_names(lang, JobOptions(), SETTINGS)
+        else:
+            assert model is OcrModel.PP_OCRV5
+            with pytest.raises(UnsupportedLanguage):
+                ppocrv6_model_names(lang, JobOptions(), SETTINGS)
+    assert default_text_model("en") is default_text_model("fr") is OcrModel.PP_OCRV6
+    assert default_text_model("ru") is default_text_model("korean") is OcrModel.PP_OCRV5
+
+
 def test_ppocrv6_reads_its_fifty_languages_with_one_model_of_the_configured_size() -> None:
-    # GIVEN PaddleOCR's own list of PP-OCRv6 languages
+    # GIVEN the contract's list of PP-OCRv6 languages: PaddleOCR's own, which a client without
+    # paddleocr cannot import
+    from paddleocr._pipelines.ocr import _PPOCRV6_LANGS
+
     languages = ppocrv6_languages()
+    assert languages == PPOCRV6_LANGUAGES == frozenset(_PPOCRV6_LANGS)
     assert {"ch", "chinese_cht", "en", "japan", "fr", "de", "es", "pl", "tr", "cs"} <= languages
     assert 45 <= len(languages) <= 60
     # THEN each is read by PP-OCRv6's one recognizer, small unless the stack says otherwise

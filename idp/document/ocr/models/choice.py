@@ -9,6 +9,7 @@ from typing import Final
 
 from idp.contract.errors import ModelUnavailable, UnsupportedLanguage
 from idp.contract.jobs import JobOptions
+from idp.contract.languages import PPOCRV6_LANGUAGES
 from idp.contract.names import OcrModel
 from idp.document.ocr.models.catalogue import (
     DOC_UNWARPING_MODEL,
@@ -86,10 +87,9 @@ def ppocrv6_languages(size: str = PPOCRV6_DEFAULT_SIZE) -> frozenset[str]:
     """The languages PP-OCRv6's one recognition model of `size` reads: paddleocr's own list
     (Chinese, Traditional Chinese, English, Japanese and the Latin-script languages it covers),
     less what the tiny model's dictionary lacks."""
-    from paddleocr._pipelines.ocr import _PPOCRV6_LANGS
-
-    languages = frozenset(_PPOCRV6_LANGS)
-    return languages - _PPOCRV6_TINY_UNREAD if size == "tiny" else languages
+    if size == "tiny":
+        return PPOCRV6_LANGUAGES - _PPOCRV6_TINY_UNREAD
+    return PPOCRV6_LANGUAGES
 
 
 def check_ppocrv6_language(lang: str, size: str = PPOCRV6_DEFAULT_SIZE) -> None:

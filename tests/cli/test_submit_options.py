@@ -1,4 +1,5 @@
-"""`idp submit --text-layer`: the option reaches the job and decides what happens to its pages."""
+"""`idp submit`'s options reach the job: --text-layer decides what happens to its pages, and
+a job without --model reads with the default text-line model for its language."""
 
 from __future__ import annotations
 
@@ -58,6 +59,31 @@ def test_submit_with_text_layer_only_fails_a_scanned_page(
     assert record["options"]["text_layer"] == "only"
     assert record["status"] == "FAILED"
     assert record["error"]["code"] == "NO_TEXT_LAYER"
+
+
+@pytest.mark.parametrize(
+    ("lang", "model"), [("en", "PP-OCRv6"), ("fr", "PP-OCRv6"), ("ru", "PP-OCRv5")]
+)
+def test_a_job_without_a_model_reads_with_ppocrv6_unless_its_language_needs_ppocrv5(
+    local_up: LocalUp, tmp_path: Path, lang: str, model: str
+) -> None:
+    # GIVEN a born-digital PDF, submitted with a language and no --model
+    pdf = tmp_path / "letter.pdf"
+    pdf.write_bytes(born_digital_pdf(mixed_pages()[:1]))
+    submitted = _idp(
+        "submit", str(pdf), "--lang", lang, "--endpoint-url", local_up.endpoint_url, "--json"
+    )
+    assert submitted.exit_code == 0, submitted.output
+
+    # THEN the job names PP-OCRv6, or PP-OCRv5 for a language PP-OCRv6 does not read
+    record = _wait_terminal(local_up, json.loads(submitted.stdout)["job_id"])
+    assert (record["model"], record["lang"]) == (model, lang)
+    if model == "PP-OCRv6":
+        assert record["status"] == "COMPLETED", record.get("error")
+    else:  # AND asks for PP-OCRv5's Russian recognizer, which only the hub holds
+        assert record["status"] == "FAILED"
+        assert record["error"]["code"] == "MODEL_UNAVAILABLE"
+        assert "eslav_PP-OCRv5_mobile_rec" in record["error"]["message"]
 
 
 def test_an_unknown_text_layer_mode_is_a_usage_error(tmp_path: Path) -> None:
