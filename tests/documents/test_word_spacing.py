@@ -396,6 +396,22 @@ def test_a_number_after_a_word_gets_its_space_on_weak_evidence() -> None:
     assert decode(ctc_line("receipt", "number", space=0.10)) == ["receiptnumber"]
 
 
+def test_a_number_after_a_labels_colon_gets_its_space_on_weak_evidence() -> None:
+    # GIVEN "SIRET : 97531086300025" as PP-OCRv6 reads it (p(space) 0.12-0.13 after the colon),
+    # here with 0.08
+    line = ctc_line("SIRET:", "97531086300025", space=0.08)
+    assert STOCK([line[None]])[0] == ["SIRET:97531086300025"]
+
+    # WHEN decoded THEN the number is its own token
+    assert decode(line) == ["SIRET: 97531086300025"]
+    assert decode(ctc_line("Approval:", "1205-0466", space=0.08)) == ["Approval: 1205-0466"]
+    # while a time after a digit's colon, a scheme's lowercase word printed tight against its
+    # number, and a label with no space evidence after it stay as read
+    assert decode(ctc_line("12:", "30", space=0.08)) == ["12:30"]
+    assert decode(ctc_line("doi:", "10.2307/1913610", space=0.08)) == ["doi:10.2307/1913610"]
+    assert decode(ctc_line("ID:", "123", space=0.03)) == ["ID:123"]
+
+
 def test_a_dash_the_model_half_saw_between_two_words_is_written() -> None:
     # GIVEN "recording—while" and "meant—I" as a real scan reads them: blank wins the gap
     # column, the dash classes together hold 0.2 or more of it
@@ -610,6 +626,37 @@ def test_a_look_alike_letter_stays_a_letter_in_a_word_or_without_a_digit_behind_
 
     # WHEN decoded THEN they read as the recognizer read them
     assert decode(word, code, sure) == ["BOOK", "B2B", "2O26"]
+
+
+def test_a_point_before_three_digits_reads_as_the_thousands_comma_close_behind_it() -> None:
+    # GIVEN "37,313" and "2,429,743" scanned small, read with a point where the comma is close
+    # behind it (PP-OCRv5: p(,) 0.35 and 0.43)
+    amount = _doubtful(ctc_line("37,313", space=0), 2, read=".", behind=",", p=0.35)
+    total = _doubtful(ctc_line("2,429,743", space=0), 1, read=".", behind=",", p=0.43)
+    assert STOCK([amount[None]])[0] == ["37.313"]
+    assert STOCK([total[None]])[0] == ["2.429,743"]
+
+    # WHEN decoded THEN the commas are read
+    assert decode(amount, total) == ["37,313", "2,429,743"]
+
+
+def test_a_printed_point_stays_a_point_and_a_comma_stays_a_comma() -> None:
+    # GIVEN a European thousands point and a three-place decimal with the comma far behind
+    # (PP-OCRv5's printed points left p(,) 0.068 at most), a point before two digits, and a
+    # comma with a point close behind it
+    european = _doubtful(ctc_line("17.233,37", space=0), 2, read=".", behind=",", p=0.07)
+    decimal = _doubtful(ctc_line("3.142", space=0), 1, read=".", behind=",", p=0.01)
+    cents = _doubtful(ctc_line("12.50", space=0), 2, read=".", behind=",", p=0.40)
+    comma = _doubtful(ctc_line("1,250", space=0), 1, read=",", behind=".", p=0.40)
+
+    # WHEN decoded THEN each reads as the recognizer read it
+    assert decode(european, decimal, cents, comma) == ["17.233,37", "3.142", "12.50", "1,250"]
+    # AND PP-OCRv6's own, lower evidence turns a point with p(,) 0.06 ("7,494") but none left
+    # under 0.0023 ("7.704")
+    v6 = SpaceAwareCtcDecode(STOCK, thousands_comma_evidence=0.02)
+    misread = _doubtful(ctc_line("7,494", space=0), 1, read=".", behind=",", p=0.06)
+    printed = _doubtful(ctc_line("7.704", space=0), 1, read=".", behind=",", p=0.002)
+    assert v6([np.stack([misread, printed])])[0] == ["7,494", "7.704"]
 
 
 def test_each_token_of_a_line_carries_its_least_sure_characters_confidence() -> None:

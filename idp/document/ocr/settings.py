@@ -41,7 +41,8 @@ class EngineSettings:
     # least p(space) that writes one. None decodes text lines exactly as PaddleX does.
     word_space_evidence: float | None = SPACE_EVIDENCE
     # With it, a look-alike letter in a token of digits ("2O26") is read as the digit close
-    # behind it in probability (decoder.LookalikeDigits).
+    # behind it in probability (decoder.LookalikeDigits), and a point before exactly three
+    # digits ("37.313") as the thousands comma close behind it (decoder.ThousandsCommas).
     lookalike_digits: bool = True
     # PP-StructureV3 parts. Formula recognition (PP-FormulaNet_plus-L) is off on CPU: it is
     # by far the slowest sub-model and most business documents carry no formulas. Its regions'

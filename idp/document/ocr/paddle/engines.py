@@ -232,6 +232,7 @@ def _build_structure_engine(
     if settings.word_space_evidence is not None:
         install_space_decoder(
             pipeline,
+            recognition_model=structure_model_names(lang, options, settings)["text_recognition"],
             threshold=settings.word_space_evidence,
             lookalike_digits=settings.lookalike_digits,
         )
@@ -263,6 +264,7 @@ def build_paddle_engine(
     if settings.word_space_evidence is not None:
         install_space_decoder(
             pipeline,
+            recognition_model=roles["text_recognition"],
             threshold=settings.word_space_evidence,
             lookalike_digits=settings.lookalike_digits,
         )
