@@ -229,6 +229,15 @@ ARCHIVES: dict[str, Archive] = {
         "71d01f3a9c121bdd457f218a3e558314a48da0ef91cc2c699951d2ac515b77ce",
         "MIT (code); its test PDFs carry no licence statement of their own",
     ),
+    # The sixteenth fresh set's documents (held_out_numbers.py), new to every set before it.
+    "pdfbox-source": Archive(
+        "debian-source",
+        "libpdfbox2-java",
+        "2.0.29-1",
+        "libpdfbox2-java_2.0.29.orig.tar.xz",
+        "ee0fa8a5e7ba3b1b8b4f55256c535028330ac3287f4ce9f38ed23ca5b2624ff0",
+        "Apache-2.0 (code); its test PDFs carry no licence statement of their own",
+    ),
 }
 
 _TABULA = "tabula_py-2.10.0/tests/resources/"
@@ -492,6 +501,35 @@ SOURCES: dict[str, Source] = {
         "c5b68bb6b63e279c70754b2e5eb2326ea87b88a4a109a6bc0c30334ac2902440",
         "not stated; the report is Argentina's fisheries under-secretariat's (fishery exports"
         " and imports 2007)",
+    ),
+    # The sixteenth fresh set's documents (see ARCHIVES).
+    "usgs-river-discharge.pdf": Source(
+        "pdfbox-source",
+        "pdfbox-2.0.29/pdfbox/src/test/resources/input/merge/PDFBOX-4417-054080.pdf",
+        "97664b7ee67fbd45e7cb660f5cd5dc9ff033f84ba6352c89499ad2bdb272bcb2",
+        "public domain (a USGS water-data report's pages on one river station, water year 2004:"
+        " a US government work)",
+    ),
+    "ca-warn-report.pdf": Source(
+        "pdf2docx",
+        "pdf2docx-0.5.13/test/samples/demo-table-shading-highlight.pdf",
+        "42fe5cae2bea1d2fc907f296c1851d1ca1cfb71931c7efcabaae2db92625b70a",
+        "not stated; the report is California EDD's (WARN notices received 07/2015-03/2016:"
+        " companies, cities, counts)",
+    ),
+    "india-imd-rainfall.pdf": Source(
+        "camelot-source",
+        "camelot-py-0.11.0/tests/files/rainfall_distribution.pdf",
+        "c5203347eb5bd59837a95aa94ccf619d4c2a7b9393ee16d7a491db3e56c55474",
+        "not stated; the table is the India Meteorological Department's (state-wise rainfall"
+        " distribution, July 2016)",
+    ),
+    "mexico-locality-codes.pdf": Source(
+        "camelot-source",
+        "camelot-py-0.11.0/tests/files/mexican_towns.pdf",
+        "54ea129af8dbc5b4a08f9a4e735037d148c367267ac37c03f62d87cadbe403ba",
+        "not stated; a Mexican government catalogue of localities (state, municipality and"
+        " locality codes)",
     ),
 }
 
