@@ -628,6 +628,19 @@ def test_a_look_alike_letter_stays_a_letter_in_a_word_or_without_a_digit_behind_
     assert decode(word, code, sure) == ["BOOK", "B2B", "2O26"]
 
 
+def test_a_thousands_group_with_a_look_alike_letter_keeps_its_comma_tight() -> None:
+    # GIVEN "122,000" as PP-OCRv5 read a water-data report's: the middle zero as "o" (p(0) 0.35
+    # behind it), and p(space) 0.41 a column over the pitch after the comma
+    line = _doubtful(ctc_line("122,", "000", space=0.41), 5, read="o", behind="0", p=0.35)
+    assert STOCK([line[None]])[0] == ["122,0o0"]
+
+    # WHEN decoded THEN the group counts as thousands (its letter read as the digit behind it),
+    # so the comma is no list's and no space follows it
+    assert decode(line) == ["122,000"]
+    # while a list's comma before a group of two stays spaced
+    assert decode(ctc_line("37,", "70", space=0.41)) == ["37, 70"]
+
+
 def test_a_point_before_three_digits_reads_as_the_thousands_comma_close_behind_it() -> None:
     # GIVEN "37,313" and "2,429,743" scanned small, read with a point where the comma is close
     # behind it (PP-OCRv5: p(,) 0.35 and 0.43)

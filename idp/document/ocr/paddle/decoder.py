@@ -338,9 +338,12 @@ class WordGaps:
         dash: Int = self._dashes[np.argmax(dash_probs[chosen], axis=1)]
         return chosen, dash
 
-    def columns(self, best: Int, space_prob: Floats) -> Int:
+    def columns(self, best: Int, space_prob: Floats, digits: Int | None = None) -> Int:
         """Flat indices into `best` (lines × columns, each column's most likely class) of the
-        blank columns that are to be read as a space; `space_prob` is p(space) per column."""
+        blank columns that are to be read as a space; `space_prob` is p(space) per column.
+        `digits` is `best` with its look-alike letters read as digits (LookalikeDigits), for
+        telling a thousands group: PP-OCRv5 read "122,000" as "122,0o0", and a comma before
+        "0o0" looked like a list's ("122, 000")."""
         width = best.shape[1]
         classes, emitted = _emitted(best)
         if emitted.size < 2:
@@ -355,7 +358,8 @@ class WordGaps:
         distance = right - left
         known = self._classes
         pitch = self._pitch(line[adjacent], distance[adjacent])
-        thousands = self._thousands_groups(classes, emitted, width)
+        grouped = classes if digits is None else digits.ravel()
+        thousands = self._thousands_groups(grouped, emitted, width)
         list_comma = self._list_commas(classes, emitted, width, distance, pitch, thousands)
         negative = self._negative_numbers(classes, emitted, width, distance, pitch) & adjacent
         range_dash = self._after_range_dash(classes, emitted, width)
@@ -917,7 +921,11 @@ class SpaceAwareCtcDecode:
         np.put(best, self.gaps.number_spaces(best), BLANK)
         dash_columns, dash_classes = self.gaps.dashes(best, probs)
         np.put(best, dash_columns, dash_classes)
-        spaces = self.gaps.columns(best, probs[..., self.gaps.space])
+        digits = None
+        if self.swap_lookalikes:  # the same emitted columns, look-alike letters read as digits
+            digits = best.copy()
+            self.lookalikes.swap(digits, probs)
+        spaces = self.gaps.columns(best, probs[..., self.gaps.space], digits)
         np.put(best, spaces, self.gaps.space)
         if self.swap_lookalikes:
             self.lookalikes.swap(best, probs)
