@@ -531,6 +531,35 @@ SOURCES: dict[str, Source] = {
         "not stated; a Mexican government catalogue of localities (state, municipality and"
         " locality codes)",
     ),
+    # The seventeenth fresh set's documents (see ARCHIVES).
+    "india-health-outlay.pdf": Source(
+        "camelot-source",
+        "camelot-py-0.11.0/tests/files/health.pdf",
+        "efdcd7794fc9397dd3626075f025fa27a95b1180331b0b2c5b89a6c85ae3c4f6",
+        "not stated; the table is the Government of India's (Health Sector Financing by Centre"
+        " and States/UTs, public health outlay 2012-13, budget estimates)",
+    ),
+    "india-population-growth.pdf": Source(
+        "camelot-source",
+        "camelot-py-0.11.0/tests/files/population_growth.pdf",
+        "da9aeb8364208cdea042f08321aa9b87f7d5d36a69571faf161930e6f7518f7b",
+        "not stated; the table is the Government of India's (state-wise decadal growth of"
+        " population 1951-2011, from the Registrar General of India)",
+    ),
+    "brazil-crop-planted-area.pdf": Source(
+        "camelot-source",
+        "camelot-py-0.11.0/tests/files/tabula/spreadsheet_no_bounding_frame.pdf",
+        "67192f9b786462db2db772d4f526486fa65d8dc46e121957ce1ad08ec09c21e0",
+        "not stated; the report is Brazil's national supply company CONAB's (grain crops"
+        " 2012/2013, ninth assessment, June 2013: planted area)",
+    ),
+    "eu-researcher-survey-tables.pdf": Source(
+        "camelot-source",
+        "camelot-py-0.11.0/tests/files/tabula/eu-017.pdf",
+        "3c053ef9e9c4e456727b108f6e9b5a02fae07d0c6c693df15262b9e42b3e33dc",
+        "not stated; a final report by CARSA under a European Commission contract (annex"
+        " tables of a 2006 survey of researchers, by country)",
+    ),
 }
 
 
