@@ -173,6 +173,21 @@ def test_a_space_the_model_wrote_inside_a_number_narrower_than_the_pitch_is_drop
     assert decode(ctc_line("1", "2", space=0.9), line) == ["1 2", "11,111.11"]
 
 
+def test_a_space_the_model_wrote_after_a_thousands_comma_at_the_pitch_is_dropped() -> None:
+    # GIVEN a water report's "5,070" as PP-OCRv5 read it: a space written (p 0.59) in the one
+    # column between the comma and "070", which stands at the line's pitch from the comma
+    line = ctc_line("5,", "070", space=0.59, gap=0)
+    assert STOCK([line[None]])[0] == ["5, 070"]
+
+    # WHEN decoded THEN the number is one token
+    assert decode(line) == ["5,070"]
+    # while a list's space a column further, or before a group that is not a thousands one,
+    # stays
+    assert decode(ctc_line("5,", "070", space=0.59, gap=1)) == ["5, 070"]
+    assert decode(ctc_line("5,", "07", space=0.59, gap=0)) == ["5, 07"]
+    assert decode(ctc_line("5,", "0700", space=0.59, gap=0)) == ["5, 0700"]
+
+
 def test_spaces_around_and_between_numbers_are_still_written() -> None:
     # GIVEN word gaps the model half saw beside numbers, and wider than the pitch between two
     lines = (
@@ -354,6 +369,20 @@ def test_digits_a_line_height_apart_are_separate_numbers_whatever_the_space_clas
     assert decode(ticks, vector) == ["100 150", "0 1 2 3"]
     # while digits five columns apart without evidence stay one number
     assert decode(ctc_line("3", "45", space=0.02, pitch=5, gap=0)) == ["345"]
+
+
+def test_digits_a_line_height_apart_with_no_space_evidence_at_all_stay_one_number() -> None:
+    # GIVEN a hydrograph's tiny axis label "100" as PP-OCRv5 read it on a water report: scaled
+    # up to the line's height, its digits six and five columns apart, p(space) 0.0002 at most
+    label = ctc_line("1", "00", space=0.0002, pitch=5, gap=1)
+
+    # WHEN decoded THEN it is one number
+    assert decode(label) == ["100"]
+    # while as far a gap with the least evidence a printed space had there (R's vectors, 0.015)
+    # is a space, and so is one twice the line's pitch with none (Asymptote's tick labels
+    # "80 100": ten columns on a pitch of three, p(space) 0.003)
+    assert decode(ctc_line("1", "00", space=0.015, pitch=5, gap=1)) == ["1 00"]
+    assert decode(ctc_line("80", "100", space=0.003, pitch=3, gap=7)) == ["80 100"]
 
 
 def test_a_time_after_a_whole_date_is_its_own_token() -> None:
@@ -639,6 +668,31 @@ def test_a_thousands_group_with_a_look_alike_letter_keeps_its_comma_tight() -> N
     assert decode(line) == ["122,000"]
     # while a list's comma before a group of two stays spaced
     assert decode(ctc_line("37,", "70", space=0.41)) == ["37, 70"]
+
+
+def test_a_thousands_group_of_look_alike_letters_reads_as_digits_whatever_the_token() -> None:
+    # GIVEN "400,000" as PP-OCRv5 read a water report's, its group as "ooo" with p(0) 0.046,
+    # 0.10 and 0.21 behind the letters, and p(space) 0.41 a column over the pitch after the
+    # comma; and "1,500" read "1,5oo"
+    line = ctc_line("400,", "000", space=0.41)
+    for position, p in ((4, 0.046), (5, 0.10), (6, 0.21)):
+        line = _doubtful(line, position, read="o", behind="0", p=p)
+    short = ctc_line("1,500", space=0)
+    for position in (3, 4):
+        short = _doubtful(short, position, read="o", behind="0", p=0.2)
+    assert STOCK([line[None]])[0] == ["400,ooo"]
+    assert STOCK([short[None]])[0] == ["1,5oo"]
+
+    # WHEN decoded THEN the groups are digits and the comma stays tight
+    assert decode(line, short) == ["400,000", "1,500"]
+    # while letters without a digit close behind, a word after a comma, or a group that does
+    # not end the token read as they were
+    word = _doubtful(ctc_line("4,ooo", space=0), 2, read="o", behind="0", p=0.01)
+    assert decode(word) == ["4,ooo"]
+    ohio = _doubtful(ctc_line("4,Ohio", space=0), 2, read="O", behind="0", p=0.2)
+    assert decode(ohio) == ["4,Ohio"]
+    longer = _doubtful(ctc_line("4,ooos", space=0), 2, read="o", behind="0", p=0.2)
+    assert decode(longer) == ["4,ooos"]
 
 
 def test_a_point_before_three_digits_reads_as_the_thousands_comma_close_behind_it() -> None:

@@ -50,7 +50,9 @@ blank column will (R's printed vectors in a monospaced font, "272, 89, 407": p(s
 one, 0.20 at the pitch will ("46, 75"). Inside a number, 0.10 will do in a gap of
 WIDE_GAP_COLUMNS (half the line's height: an axis's tick labels, "0 1 2 3") or right after a
 whole date ("2003-03-07 08:42:38"), and in a gap of FAR_GAP_COLUMNS (the line's height) any
-blank column will ("100 150"). A minus before a digit two columns over the pitch after a digit
+blank column will where the gap is also twice the pitch ("100 150"), and FAR_SPACE_EVIDENCE
+(0.005) where it is not (R's monospaced "0 1 2 3"; a tiny label's "100", its digits scaled
+that far apart, has 0.0002). A minus before a digit two columns over the pitch after a digit
 starts a negative number whatever p(space) ("[4,] 1 -0.1" in a monospaced font, 0.003 there),
 while a date's or a range's dash sits at the pitch, and after a letter it stays a code's
 ("AVX-512"). Where an index's page
@@ -133,9 +135,16 @@ has no narrower pitch to stand out from, while the 4-column gaps inside a census
 numbers have p(space) 0.000."""
 FAR_GAP_COLUMNS: Final = 6
 """A gap between two characters of a number at least this many columns wide (the 48 px line's
-height) is a space whatever p(space): no glyph of a number leaves that much blank, while a
-plot's tick labels ("100 150", 12 columns apart) and R's printed vectors set in a monospaced
-font ("0 1 2 3", 6-7 columns) had p(space) 0.015-0.072 there."""
+height) and twice the line's pitch is a space whatever p(space): no glyph of a number leaves
+that much blank, while a plot's tick labels ("100 150", 12 columns apart on a pitch of 3;
+Asymptote's "80 100", 10 on 3, p(space) 0.003) had p(space) 0.003-0.072 there. Under twice the
+pitch it needs FAR_SPACE_EVIDENCE."""
+FAR_SPACE_EVIDENCE: Final = 0.005
+"""Least p(space) in a blank column of a FAR_GAP_COLUMNS gap inside a number, under twice the
+line's pitch, that makes it a space. R's printed vectors set in a monospaced font ("0 1 2 3",
+every digit 6-7 columns from the next, so the gaps are the pitch) had 0.015-0.072 there, while
+a tiny axis label scaled up to the line's 48 px, a hydrograph's "100", left its digits six and
+five columns apart with p(space) at most 0.0002 ("1 00" without this)."""
 _ANY_BLANK: Final = 1e-9  # a blank column, whatever its p(space)
 _DATE_END: Final = re.compile(r"(?<![\d.,/:-])(?:\d{4}-\d{2}-\d{2}|\d{1,2}[/.]\d{1,2}[/.]\d{4})$")
 """A whole date (2003-03-07, 17/03/2026, 7.3.2026) at the end of what a line has read so far: a
@@ -231,6 +240,11 @@ LOOKALIKE_DIGITS: Final = {
 LOOKALIKE_EVIDENCE: Final = 0.10
 """Least probability of the digit, in a column where a look-alike letter wins, that reads the
 letter as that digit inside a token of digits."""
+GROUP_LOOKALIKE_EVIDENCE: Final = 0.03
+"""The same in a thousands group (a digit, a comma, then three digits or look-alike letters
+that end the token: "4,ooo", "1,5oo"), whatever the rest of the token: PP-OCRv5 read a water
+report's "4,000", "1,500" and "400,000" with their zeros as "o", p(0) 0.046-0.26 behind the
+letter, while the "o" of words on the same lines had p(0) of at most 0.011."""
 THOUSANDS_COMMA_EVIDENCE: Final = 0.10
 """Least p(,), in a column where a point wins between a digit and exactly three more, that
 reads the point as a thousands comma (ThousandsCommas), for PP-OCRv5: a point printed there
@@ -397,8 +411,13 @@ class WordGaps:
             classes, emitted, width, np.flatnonzero(candidate)[inside_number]
         )
         needed = np.where(spread | after_date, np.minimum(needed, LIST_SPACE_EVIDENCE), needed)
+        # A gap the line's height wide: a space on the least evidence, and on none at all where
+        # it is also twice the line's pitch (a tiny label's digits, scaled up, stand as far
+        # apart as its gap; R's monospaced vectors set every digit at the gap).
         far = inside_number & (distance[candidate] >= FAR_GAP_COLUMNS)
-        needed = np.where(far, _ANY_BLANK, needed)
+        clear = far & (distance[candidate] >= 2 * self._gap_pitch(line, pitch)[candidate])
+        needed = np.where(far, np.minimum(needed, FAR_SPACE_EVIDENCE), needed)
+        needed = np.where(clear, _ANY_BLANK, needed)
         strong = strongest >= needed
         if not strong.any():
             return np.empty(0, dtype=np.intp)
@@ -610,7 +629,9 @@ class WordGaps:
     def number_spaces(self, best: Int) -> Int:
         """Flat indices into `best` of the space columns the model wrote inside a number where
         its two sides are closer than the line's pitch: "11, 111.11" with the two sides of the
-        space nearer than any two characters of the line ("17, 71" and "+44 20" are wider)."""
+        space nearer than any two characters of the line ("17, 71" and "+44 20" are wider); or
+        no wider than the pitch after a comma, before a thousands group that ends the number
+        ("5, 070")."""
         width = best.shape[1]
         classes, emitted = _emitted(best)
         if emitted.size < 3:
@@ -626,13 +647,29 @@ class WordGaps:
         known = self._classes
         after_digit = np.zeros(left.size, dtype=bool)
         after_digit[1:] = known.is_digit[classes[emitted[:-3]]] & (line[:-3] == line[1:-2])
-        hits = np.flatnonzero(
+        inside = (
             (classes[space] == self.space)
             & (line[:-2] == line[2:])
             & known.is_digit[classes[right]]
             & (known.is_digit[classes[left]] | (known.joins_digits[classes[left]] & after_digit))
-            & (right - left < pitch[line[:-2]])
         )
+        # After a thousands comma, a space no wider than the pitch is dropped too: PP-OCRv5
+        # wrote one, p(space) 0.59, in the single column between a water report's "5," and
+        # "070" (pitch 2), while a list's comma stands a word space further from its number.
+        grouped = inside & known.groups_digits[classes[left]] & (right - left <= pitch[line[:-2]])
+        for n in np.flatnonzero(grouped):
+            group, after = emitted[n + 2 : n + 5], n + 5
+            grouped[n] = bool(
+                group.size == 3
+                and known.is_digit[classes[group]].all()
+                and (group // width == line[n]).all()
+                and (
+                    after == emitted.size
+                    or line[after] != line[n]
+                    or not known.is_digit[classes[emitted[after]]]
+                )
+            )
+        hits = np.flatnonzero(inside & ((right - left < pitch[line[:-2]]) | grouped))
         return self._space_columns(classes, space[hits], right[hits])
 
     def ligature_spaces(self, best: Int) -> Int:
@@ -714,7 +751,8 @@ class LookalikeDigits:
     """Reads a letter the recognizer took for a look-alike digit (O/0, l/1, i/1, S/5, B/8) as that
     digit, inside a token that is mostly digits ("2O26", "1l,50"), where the digit is close
     behind the letter in the column's probabilities. A token with fewer than two digits, or
-    with more than one letter for every two digits, is a word or a code and is left alone."""
+    with more than one letter for every two digits, is a word or a code and is left alone; but
+    a thousands group is a number's wherever it stands ("4,ooo")."""
 
     def __init__(self, characters: Sequence[str], *, evidence: float = LOOKALIKE_EVIDENCE) -> None:
         index = {ch: number for number, ch in enumerate(characters)}
@@ -739,13 +777,37 @@ class LookalikeDigits:
                 if digits >= 2 and 2 * letters <= digits:
                     yield line, token
 
+    def thousands_groups(self, best: Int) -> Iterator[tuple[int, Int]]:
+        """(line, columns) of each thousands group of `best` with a look-alike letter in it: a
+        digit and a comma, then three digits or look-alike letters, at least one a letter, and
+        nothing after them in the token but a mark ("4,ooo", "1,5oo.", not "4,Ohio")."""
+        known = self._classes
+        for line in range(best.shape[0]):
+            for token in _tokens(best[line], self.space):
+                classes = best[line][token]
+                for comma in np.flatnonzero(known.groups_digits[classes[1:-3]]) + 1:
+                    group = classes[comma + 1 : comma + 4]
+                    after = comma + 4
+                    lookalike = np.isin(group, list(self.digit_of))
+                    if (
+                        known.is_digit[classes[comma - 1]]
+                        and (known.is_digit[group] | lookalike).all()
+                        and lookalike.any()
+                        and (after == classes.size or not known.is_word[classes[after]])
+                    ):
+                        yield line, token[comma + 1 : comma + 4]
+
     def swap(self, best: Int, probs: Floats) -> int:
         """Rewrite `best` (lines × columns) in place; the number of letters read as digits."""
         swapped = 0
+        for line, group in list(self.thousands_groups(best)):
+            row = best[line]
+            for column in group[np.isin(row[group], list(self.digit_of))]:
+                swapped += self._swap_run(row, probs[line], int(column), GROUP_LOOKALIKE_EVIDENCE)
         for line, token in list(self.numbers(best)):
             row = best[line]
             for column in token[np.isin(row[token], list(self.digit_of))]:
-                swapped += self._swap_run(row, probs[line], int(column))
+                swapped += self._swap_run(row, probs[line], int(column), self.evidence)
         return swapped
 
     def digit_confidence(self, best: Int, probs: Floats, confidence: Floats) -> Floats:
@@ -763,7 +825,7 @@ class LookalikeDigits:
                     adjusted[line, column] += float(probs[line, column, letters].sum())
         return np.minimum(adjusted, 1.0)
 
-    def _swap_run(self, row: Int, probs: Floats, start: int) -> int:
+    def _swap_run(self, row: Int, probs: Floats, start: int, evidence: float) -> int:
         letter = int(row[start])
         digit = self.digit_of[letter]
         end = start + 1
@@ -772,7 +834,7 @@ class LookalikeDigits:
         # The same digit right before or after would merge with it under CTC's rule.
         if (start > 0 and row[start - 1] == digit) or (end < row.size and row[end] == digit):
             return 0
-        if float(probs[start:end, digit].max()) < self.evidence:
+        if float(probs[start:end, digit].max()) < evidence:
             return 0
         row[start:end] = digit
         return 1
