@@ -37,7 +37,7 @@ CHINESE_PAGE = Path(__file__).parent / "samples" / "chinese-lines.png"
 
 CHARACTERS = [
     *"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
-    *",.:/%()-—–$€+&，２□•",
+    *",.:/%()-—–$€+&，２□•;=",
     "中",
     "文",
 ]
@@ -88,6 +88,16 @@ def with_dash_evidence(line: np.ndarray, first_word: str, **dashes: float) -> np
     changed = line.copy()
     changed[1 + len(first_word) * PITCH] = column
     return changed
+
+
+def line_at(characters: str, columns: list[int], blanks: dict[int, float]) -> np.ndarray:
+    """One line's CTC output with each of `characters` emitted at its column of `columns` (a
+    space there is one the model wrote, p 0.9) and blank columns between, those in `blanks`
+    with that p(space)."""
+    line = [_blank(blanks.get(column, 0.0)) for column in range(columns[-1] + 2)]
+    for ch, column in zip(characters, columns, strict=True):
+        line[column] = _column(SPACE, 0.9) if ch == " " else _char(ch)
+    return np.stack(line)
 
 
 def decode(*lines: np.ndarray, **kwargs: Any) -> list[Any]:
@@ -313,6 +323,29 @@ def test_a_list_comma_at_the_lines_pitch_keeps_its_space_on_strong_evidence() ->
     # its number, and so does a thousands comma with the same strong evidence
     assert decode(ctc_line("10.000,", "00", space=0.04, pitch=2, gap=0)) == ["10.000,00"]
     assert decode(ctc_line("46,", "750", space=0.39, pitch=2, gap=0)) == ["46,750"]
+
+
+def test_on_a_line_set_in_a_monospaced_font_a_gap_narrower_than_two_cells_is_no_space() -> None:
+    # GIVEN Asymptote's code "pair a=(0,0);" as PP-OCRv5 read it from its manual: the columns
+    # where it emitted each character (a cell of 2.6 columns, the written space two cells
+    # wide), and p(space) 0.109 a column over the line's pitch after the comma: a list comma's
+    # evidence
+    code = "pair a=(0,0);"
+    at = [2, 4, 7, 9, 12, 15, 17, 20, 22, 25, 28, 30, 33]
+    read = line_at(code, at, {26: 0.109, 27: 0.081})
+
+    # WHEN decoded THEN the code reads as printed: one cell from the comma is no word space
+    assert decode(read) == ["pair a=(0,0);"]
+    # while the same code with a printed space, two cells after the comma, keeps it
+    spaced = line_at("pair a=(0, 0);", [*at[:10], 30, 33, 35, 38], {28: 0.109})
+    assert decode(spaced) == ["pair a=(0, 0);"]
+    # AND a line set in a proportional font, a vector in a statistics paper as PP-OCRv6 read
+    # it (its written spaces narrower than two characters, its commas than one), keeps the
+    # same evidence's spaces after its commas (0.135 and 0.114)
+    vector = "b = (0,0.85, 0,0)T"
+    columns = [3, 6, 10, 13, 17, 19, 21, 24, 26, 28, 30, 32, 33, 34, 36, 39, 41, 43]
+    proportional = line_at(vector, columns, {22: 0.135, 23: 0.125, 37: 0.092, 38: 0.114})
+    assert decode(proportional) == ["b = (0, 0.85, 0, 0)T"]
 
 
 def test_a_negative_number_a_character_over_the_pitch_is_its_own_token() -> None:

@@ -70,8 +70,13 @@ at a dash the page prints; inside words the dash classes stay under 0.05.
 Spaces calibrated on 25 real pages of the research corpus and the demo letter (46,214 gaps between
 characters labelled with the ground truth; 248 word spaces the stock decoder dropped): the net
 gain is flat for thresholds 0.15-0.25, and 0.15 keeps narrow word spaces such as the demo's
-"NW1 6XE" (p = 0.20). Where it still adds a wrong space: monospaced code after a comma or a
-full stop ("name. member"), kerned capitals ("FOR WARD"), camel-case names ("Linn Drum").
+"NW1 6XE" (p = 0.20). On a line set in a monospaced font (its characters on a grid of cells,
+`WordGaps._monospaced_cells`) a gap narrower than 1.5 cells is no space whatever p(space): code
+printed without spaces ("pair a=(0,0);", p(space) 0.109 after the comma) gives its gaps the
+evidence a proportional font's printed list does ("(0, 0.85, 0, 0)", 0.114), and only the grid
+tells them apart. Where it still adds a wrong space: code after a full stop on a line with no
+space the model wrote ("name. member"), kerned capitals ("FOR WARD"), camel-case names
+("Linn Drum").
 Everything else decodes exactly as PaddleX does (duplicates merged, blanks dropped, the same
 per-character confidence); an inserted space or dash counts in the line's confidence at its
 own probability.
@@ -156,6 +161,25 @@ NUMBER_SPACE_EVIDENCE: Final = 0.06
 """Least p(space) in a blank column between a lowercase word and a digit that makes it a word
 space: a number after a word is rarely part of it, and PP-OCRv5 gives such gaps 0.09-0.11 where
 it loses the space ("receipt771104", "ref7731"); inside words the space class stays under 0.05."""
+
+MONOSPACED_CHARACTERS: Final = 12
+"""Least characters (spaces aside) a line needs before its columns can show it is set in a
+monospaced font (`monospaced_cells`)."""
+MONOSPACED_CELL_COLUMNS: Final = (2.3, 4.0)
+"""The width in columns a monospaced line's character cell may have (its glyphs scaled to the
+48 px line): under 2.3 columns one glyph and the next are too few columns apart for the grid to
+show (a census table's "10,559,558" emits a character every two columns, its commas included);
+over 4 the "cell" is a word's, not a character's (R's "0 1 2 3", a digit every 6-7 columns)."""
+MONOSPACED_FIT: Final = 0.25
+"""How far, in cells, a monospaced line's characters may stand from the fitted grid. Code
+listings (Asymptote, R, ReportLab) of 12 characters or more stood within 0.13-0.25 of a cell;
+lines set in a proportional font, on 17 pages of forms, invoices and papers, mostly 0.3 and
+over (a word space is narrower than a letter, a comma narrower than a digit, and the shortfall
+adds up along the line). The few that fit are two or three words with every space written
+("modeling functions.", 0.19; "Form ETA-9142A", 0.25), so no gap is left there to judge."""
+MONOSPACED_SPACE_CELLS: Final = 1.5
+"""On a monospaced line a word space fills a cell of its own, so the two characters around it
+stand two cells apart, and neighbours one: a blank gap narrower than 1.5 cells is no space."""
 
 BLANK: Final = 0  # CTC blank: PaddleX puts it first in the model's character list
 SPACE: Final = " "  # and the space last (use_space_char)
@@ -432,6 +456,11 @@ class WordGaps:
         over_pitch = (distance[chosen] > pitch[line[chosen]]) | spread[strong]
         after_comma = self._comma_between_digits(classes, emitted, width)[chosen]
         wide = np.where(inside & ~after_comma, over_pitch, at_pitch)
+        # On a line set in a monospaced font a word space fills a cell of its own: a gap
+        # narrower than MONOSPACED_SPACE_CELLS is none, whatever p(space) (Asymptote's code
+        # "pair a=(0,0);": 0.109 a column over the pitch after the comma, 1.15 cells).
+        cell = self._monospaced_cells(classes, emitted, width)[line[chosen]]
+        wide &= (cell == 0) | (distance[chosen] >= MONOSPACED_SPACE_CELLS * cell)
         return np.array(
             [
                 start + int(np.argmax(evidence[start:end]))
@@ -439,6 +468,24 @@ class WordGaps:
             ],
             dtype=np.intp,
         )
+
+    def _monospaced_cells(self, classes: Int, emitted: Int, width: int) -> Floats:
+        """Per line: the width in columns of its character cell where the line is set in a
+        monospaced font, 0 where it is not or its columns cannot tell. The characters of a
+        monospaced line stand on a grid: each a whole number of cells from the first, one cell
+        from its neighbour, two across a word space. The grid is fitted to the columns where
+        a line of MONOSPACED_CHARACTERS or more emits its characters, with at least one space
+        the model wrote (the characters around it two cells apart at least), and the line is
+        monospaced where its cell is MONOSPACED_CELL_COLUMNS wide and every character stands
+        within MONOSPACED_FIT of the grid."""
+        line = emitted // width
+        cells = np.zeros(int(line.max()) + 1 if line.size else 0, dtype=np.float64)
+        written = classes[emitted] == self.space
+        cuts = np.flatnonzero(np.diff(line)) + 1
+        for columns, spaces in zip(np.split(emitted, cuts), np.split(written, cuts), strict=True):
+            if columns.size:
+                cells[columns[0] // width] = _monospaced_cell(columns, spaces)
+        return cells
 
     def _list_commas(
         self,
@@ -732,6 +779,28 @@ class WordGaps:
             if values.size >= 2:
                 pitch[group[0]] = float(np.median(values))
         return pitch
+
+
+def _monospaced_cell(columns: Int, spaces: Flags) -> float:
+    """The cell width of one line's grid (see `WordGaps._monospaced_cells`), 0 where the line
+    does not fit one; `columns` are where it emits its characters, `spaces` which are spaces."""
+    characters = columns[~spaces]
+    if characters.size < MONOSPACED_CHARACTERS:
+        return 0.0
+    distance = np.diff(characters)
+    spaced = np.diff(np.cumsum(spaces)[~spaces]) > 0  # a written space between two characters
+    if not spaced.any() or np.count_nonzero(~spaced) < 2:
+        return 0.0
+    cell = float(np.median(distance[~spaced]))
+    least, most = MONOSPACED_CELL_COLUMNS
+    if not least <= cell <= most:
+        return 0.0
+    for _ in range(2):  # the pitch's cell, then the fitted one
+        steps = np.maximum(np.rint(distance / cell), np.where(spaced, 2.0, 1.0))
+        index = np.concatenate(([0.0], np.cumsum(steps)))
+        cell, offset = np.polyfit(index, characters.astype(np.float64), 1)
+    off_grid = np.abs(characters - (offset + cell * index)).max()
+    return float(cell) if least <= cell <= most and off_grid <= MONOSPACED_FIT * cell else 0.0
 
 
 def _tokens(best_line: Int, space: int) -> list[Int]:
