@@ -614,13 +614,10 @@ class WordGaps:
         digit = known.is_digit[classes[emitted]]
         comma = known.groups_digits[classes[emitted]]
         for gap in np.flatnonzero(comma[1:-3]) + 1:  # the comma's index among the emitted
-            group = slice(gap + 1, gap + 4)
-            after = gap + 4
             found[gap] = bool(
                 digit[gap - 1]
-                and digit[group].all()
-                and (line[gap - 1 : after] == line[gap]).all()
-                and (after == emitted.size or line[after] != line[gap] or not digit[after])
+                and line[gap - 1] == line[gap] == line[gap + 1]
+                and _group_ends_number(digit, line, gap + 1)
             )
         return found
 
@@ -704,18 +701,9 @@ class WordGaps:
         # wrote one, p(space) 0.59, in the single column between a water report's "5," and
         # "070" (pitch 2), while a list's comma stands a word space further from its number.
         grouped = inside & known.groups_digits[classes[left]] & (right - left <= pitch[line[:-2]])
+        digit = known.is_digit[classes[emitted]]
         for n in np.flatnonzero(grouped):
-            group, after = emitted[n + 2 : n + 5], n + 5
-            grouped[n] = bool(
-                group.size == 3
-                and known.is_digit[classes[group]].all()
-                and (group // width == line[n]).all()
-                and (
-                    after == emitted.size
-                    or line[after] != line[n]
-                    or not known.is_digit[classes[emitted[after]]]
-                )
-            )
+            grouped[n] = line[n + 2] == line[n] and _group_ends_number(digit, line, n + 2)
         hits = np.flatnonzero(inside & ((right - left < pitch[line[:-2]]) | grouped))
         return self._space_columns(classes, space[hits], right[hits])
 
@@ -779,6 +767,19 @@ class WordGaps:
             if values.size >= 2:
                 pitch[group[0]] = float(np.median(values))
         return pitch
+
+
+def _group_ends_number(digit: Flags, line: Int, start: int) -> bool:
+    """Do the emitted characters from index `start` on begin with exactly three digits of one
+    line that end their number (no digit of that line right after them): a thousands group?
+    `digit` and `line` are per emitted character."""
+    after = start + 3
+    return bool(
+        after <= digit.size
+        and digit[start:after].all()
+        and (line[start:after] == line[start]).all()
+        and (after == digit.size or line[after] != line[start] or not digit[after])
+    )
 
 
 def _monospaced_cell(columns: Int, spaces: Flags) -> float:
