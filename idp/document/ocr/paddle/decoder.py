@@ -164,7 +164,7 @@ it loses the space ("receipt771104", "ref7731"); inside words the space class st
 
 MONOSPACED_CHARACTERS: Final = 12
 """Least characters (spaces aside) a line needs before its columns can show it is set in a
-monospaced font (`monospaced_cells`)."""
+monospaced font (`WordGaps._monospaced_cells`)."""
 MONOSPACED_CELL_COLUMNS: Final = (2.3, 4.0)
 """The width in columns a monospaced line's character cell may have (its glyphs scaled to the
 48 px line): under 2.3 columns one glyph and the next are too few columns apart for the grid to
