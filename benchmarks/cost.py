@@ -1,6 +1,6 @@
 """Dollars per 1,000 pages: Lambda compute measured per page, AWS requests counted per job.
 
-    .venv/bin/python benchmarks/cost.py [--pages 30] [--chunk-pages 10]
+    .venv/bin/python -m benchmarks.cost [--pages 30] [--chunk-pages 10]
 
 Compute: GB-seconds per page = the processor's warm seconds per page (benchmarks/results/
 processor.json: 1700×2200 pages of 30 lines, measured by benchmarks/processor.py) × the
@@ -33,10 +33,12 @@ import re
 import statistics
 import tempfile
 import threading
+import tomllib
 from collections import Counter
 from pathlib import Path
 from typing import Any, Final
 
+from benchmarks.reporting import write_results
 from devkit.local.pipeline import LocalPipeline
 from devkit.local.settings import LocalSettings
 from devkit.synthetic import long_pdf
@@ -45,20 +47,9 @@ from idp.contract.names import JobStatus, OcrModel
 from idp.contract.topology import PROCESSOR_MEMORY_MB
 
 RESULTS_DIR = Path(__file__).parent / "results"
-PRICES_READ: Final = "2026-11-22"
-PRICES: Final = {
-    "lambda_gb_s": 0.0000166667,  # x86, first 6 B GB-s per month
-    "lambda_request": 0.20 / 1e6,
-    "s3_put": 0.005 / 1000,  # PUT, COPY, POST, LIST
-    "s3_get": 0.0004 / 1000,  # GET, HEAD and the rest
-    "sqs_request": 0.40 / 1e6,  # standard queue, per 64 KB chunk
-    "sns_publish": 0.50 / 1e6,
-    "dynamodb_write": 0.625 / 1e6,  # on-demand write request unit (≤ 1 KB)
-    "dynamodb_read": 0.125 / 1e6,  # on-demand read request unit (≤ 4 KB, strongly consistent)
-    "g5_xlarge_hour": 1.408,  # SageMaker ml.g5.xlarge real-time/async inference
-    "textract_detect_text_page": 1.50 / 1000,  # DetectDocumentText, first 1 M pages
-    "textract_tables_layout_page": 20.0 / 1000,  # AnalyzeDocument Tables + Layout, first 1 M
-}
+_PRICES: Final = tomllib.loads((Path(__file__).parent / "prices.toml").read_text())
+PRICES_READ: Final = str(_PRICES["read"])
+PRICES: Final[dict[str, float]] = _PRICES["usd"]
 _SCOPE = re.compile(r"Credential=[^/]+/[^/]+/[^/]+/([^/]+)/aws4_request")
 _LEFT_OUT: Final = {("sqs", "ReceiveMessage"), ("dynamodb", "Query")}
 
@@ -266,7 +257,7 @@ def main() -> None:
         basis = "measured" if row["measured"] else "estimate / list price"
         print(f"{row['model']:<44} {row['usd_per_1000_pages']:>16.3f}  {basis}")
     RESULTS_DIR.mkdir(exist_ok=True)
-    (RESULTS_DIR / "cost.json").write_text(json.dumps(report, indent=2) + "\n")
+    write_results(report, RESULTS_DIR / "cost.json")
     print(f"\nprices: {PRICES_READ}, us-east-1; written to {RESULTS_DIR / 'cost.json'}")
 
 

@@ -1,6 +1,6 @@
 """Fan-out of a large document: chunks in parallel against one invocation, locally.
 
-    .venv/bin/python benchmarks/fanout.py [--pages 100] [--chunk-pages 10] [--workers 2]
+    .venv/bin/python -m benchmarks.fanout [--pages 100] [--chunk-pages 10] [--workers 2]
 
 One generated PDF (`devkit.synthetic.long_pdf`: every page numbered, so every page's text differs)
 goes through the whole local pipeline (embedded AWS, real handlers, real PP-OCRv5) twice, each
@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.reporting import write_results
 from devkit.local.pipeline import LocalPipeline
 from devkit.local.settings import LocalSettings
 from devkit.synthetic import encode, long_pdf, render_page
@@ -215,7 +216,7 @@ def main() -> None:
     for name, value in rows:
         print(f"{name:<{width}}  {value}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_results(report, args.out)
     print(f"\nwritten to {args.out}")
 
 

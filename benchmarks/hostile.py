@@ -2,7 +2,7 @@
 corpus (devkit.hostile.CORPUS) file by file with its peak RSS, and a fuzz session that draws
 documents of hostile shape with hypothesis.
 
-    .venv/bin/python benchmarks/hostile.py [--corpus] [--fuzz-examples N] [--seed S]
+    .venv/bin/python -m benchmarks.hostile [--corpus] [--fuzz-examples N] [--seed S]
         [--fuzz-minutes M] [--model PP-OCRv5] [--memory-mb 4096] [--output FILE]
 
 One process loads the engine once (as a warm worker does), then caps its own address space at
@@ -22,7 +22,6 @@ seeds S, S+1, ... until the time is up. It prints a table and writes JSON (defau
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import signal
 import statistics
@@ -36,7 +35,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from reporting import REPO_ROOT
+from benchmarks.reporting import REPO_ROOT, write_results
 
 DEFAULT_OUTPUT = REPO_ROOT / ".cache" / "hostile.json"
 # The processor's function memory: the address-space ceiling a worker runs under.
@@ -261,7 +260,7 @@ def main() -> int:
                 f"median {summary['peak_rss_mb_median']:.0f} MB"
             )
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=2) + "\n")
+    write_results(report, args.output)
     print(f"wrote {args.output}")
     return 1 if findings else 0
 

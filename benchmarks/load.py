@@ -9,7 +9,7 @@ finished_at), peak memory of the whole process tree, and the CER of a sample of 
 Prints a table; writes benchmarks/results/load.json. A benchmark, not a test: it asserts nothing,
 it exits non-zero only when a job was lost or ran twice.
 
-    .venv/bin/python benchmarks/load.py [--count 500] [--processor-concurrency 2]
+    .venv/bin/python -m benchmarks.load [--count 500] [--processor-concurrency 2]
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from measure import seconds_between, spread
-from reporting import add_pipeline_arguments, print_rows, run_and_report
-
+from benchmarks.corpora import CORPORA
+from benchmarks.measure import seconds_between, spread
+from benchmarks.reporting import add_pipeline_arguments, print_rows, run_and_report
 from devkit.client import PipelineClient
 from devkit.local.pipeline import LocalPipeline
 from devkit.local.settings import LocalSettings
@@ -46,16 +46,7 @@ RESULTS = REPO_ROOT / "benchmarks" / "results" / "load.json"
 PAGE_SIZE = (600, 80)
 FONT_SIZE = 26
 # Short phrases so that each page holds one line; the job number makes every text distinct.
-PHRASES = (
-    "invoice paid in full",
-    "order shipped by road",
-    "meeting moved to June",
-    "receipt for the warranty",
-    "report due on Friday",
-    "parcel weight 12.5 kg",
-    "room 204 is booked",
-    "balance 1,284.50 EUR",
-)
+PHRASES = tuple((CORPORA / "load_phrases.txt").read_text(encoding="utf-8").splitlines())
 
 
 def page_text(index: int) -> str:

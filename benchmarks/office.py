@@ -22,8 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from reporting import REPO_ROOT
-
+from benchmarks.reporting import REPO_ROOT, write_results
 from devkit.office_samples import SAMPLES, own_text, sample_bytes, sample_path, saved_as
 from devkit.textmetrics import character_error_rate
 from idp.contract.names import TextLayerMode
@@ -43,38 +42,6 @@ DERIVED = {
     "xls": ("xlsx-five-sheets", "xls:MS Excel 97"),
     "ods": ("xlsx-five-sheets", "ods"),
 }
-# Converts one document inside a fresh interpreter while a thread reads the peak RSS (VmHWM) of
-# every LibreOffice process (soffice.bin) as it runs, beside the conversion's own time.
-_MEASURE = """
-import json, sys, threading, time
-from pathlib import Path
-from idp.document.media_types import detect_media_type
-from idp.document.office.libreoffice import LibreOffice
-peak, done = [0], threading.Event()
-def watch():
-    while not done.is_set():
-        for status in Path("/proc").glob("[0-9]*/status"):
-            try:
-                fields = dict(l.split(":", 1) for l in status.read_text().splitlines() if ":" in l)
-            except OSError:
-                continue
-            if fields.get("Name", "").strip() == "soffice.bin" and "VmHWM" in fields:
-                peak[0] = max(peak[0], int(fields["VmHWM"].split()[0]))
-        time.sleep(0.02)
-data = Path(sys.argv[1]).read_bytes()
-office = LibreOffice(soffice=sys.argv[2])
-office.version
-watcher = threading.Thread(target=watch, daemon=True)
-watcher.start()
-started = time.perf_counter()
-converted = office.convert(data, detect_media_type(data))
-seconds = time.perf_counter() - started
-done.set()
-watcher.join()
-Path(sys.argv[3]).write_bytes(converted.pdf)
-Path(sys.argv[4]).write_text(json.dumps([s.model_dump() for s in converted.sheets]))
-print(json.dumps({"seconds": seconds, "peak_rss_mb": peak[0] / 1024}))
-"""
 
 
 def _documents(folder: Path) -> dict[str, tuple[Path, Path]]:
@@ -116,8 +83,8 @@ def _convert(path: Path, folder: Path, runs: int) -> dict[str, Any]:
         done = subprocess.run(
             [
                 sys.executable,
-                "-c",
-                _MEASURE,
+                "-m",
+                "benchmarks.office_measure",
                 str(path),
                 soffice_path(),
                 str(folder / "out.pdf"),
@@ -303,7 +270,7 @@ def main() -> None:
         report["image"] = measure_image(args.image, args.processor_image)
     print_table(report)
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=2) + "\n")
+    write_results(report, args.output)
     print(f"\nwrote {args.output}")
 
 

@@ -49,7 +49,7 @@ complete (failed, not terminal by the deadline) or was served from the result ca
 wait is bounded by `--timeout` (the whole run), and a watchdog ends the process if shutting
 down hangs. Loopback only: the emulator listens on 127.0.0.1 and every client points at it.
 
-    .venv/bin/python benchmarks/pipeline.py [--count 20] [--wave 1] [--timeout 1200]
+    .venv/bin/python -m benchmarks.pipeline [--count 20] [--wave 1] [--timeout 1200]
 """
 
 from __future__ import annotations
@@ -66,12 +66,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from measure import percentile, seconds_between
-from reporting import add_pipeline_arguments, run_logging_to, write_report
-
+from benchmarks.measure import percentile, seconds_between
+from benchmarks.reporting import add_pipeline_arguments, run_logging_to, write_report
 from devkit.client import PipelineClient
 from devkit.local.pipeline import LocalPipeline
 from devkit.local.settings import LocalSettings
@@ -90,19 +90,28 @@ PDF_DPI = 144.0  # x the default PDF scale 2.0 / 72 → 1700×2200 pixels per pa
 OVERHEAD_TARGET = 0.05
 # Document shapes, cycled: the first (cold) job is a PDF so the PDF path is warm afterwards too.
 SHAPES = (("PDF", 2), ("PNG", 1), ("PDF", 3), ("PNG", 1))
-# The overhead's parts, in pipeline order; they add up to end-to-end − OCR.
-STAGES = (
-    ("submit_call", "submit call (S3 upload + SendMessage)"),
-    ("sqs_to_invoker", "SQS → invoker (→ created_at)"),
-    ("dispatch", "dispatch (created_at → started_at)"),
-    ("download", "processor: download"),
-    ("engine_load", "processor: engine_load"),
-    ("open", "processor: open"),
-    ("rasterize", "processor: rasterize"),
-    ("write_result", "processor: write_result"),
-    ("processor_untimed", "processor: untimed (pre-open, cache lookup)"),
-    ("status_write", "final status write (→ finished_at)"),
-)
+
+
+class Stage(Enum):
+    """The overhead's parts, in pipeline order; they add up to end-to-end − OCR. The value is
+    the part's label in the printed table; its key in the report is the name in lower case."""
+
+    SUBMIT_CALL = "submit call (S3 upload + SendMessage)"
+    SQS_TO_INVOKER = "SQS → invoker (→ created_at)"
+    DISPATCH = "dispatch (created_at → started_at)"
+    DOWNLOAD = "processor: download"
+    ENGINE_LOAD = "processor: engine_load"
+    OPEN = "processor: open"
+    RASTERIZE = "processor: rasterize"
+    WRITE_RESULT = "processor: write_result"
+    PROCESSOR_UNTIMED = "processor: untimed (pre-open, cache lookup)"
+    STATUS_WRITE = "final status write (→ finished_at)"
+
+    @property
+    def key(self) -> str:
+        return self.name.lower()
+
+
 PROCESSOR_STAGES = ("download", "engine_load", "open", "rasterize", "write_result")
 
 
@@ -238,12 +247,12 @@ def summarize(jobs: list[dict[str, Any]], probe_median_ms: float | None) -> dict
         # Summed over the jobs: every page weighs the same (a job's median does not).
         "overhead_percent_of_all_time": round(100 * total_overhead / total_end_to_end, 2),
         "stages_per_page_ms": {
-            name: _spread([per_page(j, j["stages_ms"][name]) for j in jobs], 1)
-            for name, _ in STAGES
+            stage.key: _spread([per_page(j, j["stages_ms"][stage.key]) for j in jobs], 1)
+            for stage in Stage
         },
         "stage_share_of_overhead_percent": {
-            name: round(100 * sum(j["stages_ms"][name] for j in jobs) / total_overhead, 1)
-            for name, _ in STAGES
+            stage.key: round(100 * sum(j["stages_ms"][stage.key] for j in jobs) / total_overhead, 1)
+            for stage in Stage
         },
     }
     # The machine is shared: OCR slows down under other people's load far more than the
@@ -557,10 +566,12 @@ def print_table(report: dict[str, Any]) -> None:
             f"all pages: {warm['overhead_percent_of_all_time']:.2f} %",
         ),
     ]
-    for name, label in STAGES:
-        spread = warm["stages_per_page_ms"][name]
-        share = warm["stage_share_of_overhead_percent"][name]
-        rows.append((f"  {label}", _fmt(spread["median"]), _fmt(spread["p95"]), f"{share:.1f} %"))
+    for stage in Stage:
+        spread = warm["stages_per_page_ms"][stage.key]
+        share = warm["stage_share_of_overhead_percent"][stage.key]
+        rows.append(
+            (f"  {stage.value}", _fmt(spread["median"]), _fmt(spread["p95"]), f"{share:.1f} %")
+        )
     if "overhead_percent_without_sqs_wakeup" in warm:
         without = warm["overhead_percent_without_sqs_wakeup"]
         rows.append(

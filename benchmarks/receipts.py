@@ -1,7 +1,7 @@
 """Long till receipts: this pipeline reading tall pages in tiles, the same page read whole (the
 detector's input limited by its longest side, as before), and Tesseract 5, on the same pixels.
 
-    .venv/bin/python benchmarks/receipts.py [--output FILE]
+    .venv/bin/python -m benchmarks.receipts [--output FILE]
 
 Receipts are generated (devkit.receipts: 576 px wide, 22-px text, 5,000 to 10,000 px tall, known
 text). Each is read by `ocr_document` as the processor reads it, with PP-OCRv5 and PP-OCRv6; the
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import statistics
 import subprocess
 import tempfile
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from reporting import REPO_ROOT
+from benchmarks.reporting import REPO_ROOT, write_results
 
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "receipts.json"
 RECEIPTS = ((11, 140), (12, 180), (13, 220), (14, 260), (15, 283))  # (seed, items): 5.1-10 k px
@@ -143,7 +142,7 @@ def main() -> None:
     print(table)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     report = {"receipts": len(RECEIPTS), "summary": summary, "table": table, "rows": rows}
-    args.output.write_text(json.dumps(report, indent=2) + "\n")
+    write_results(report, args.output)
     print(f"wrote {args.output}")
 
 

@@ -1,19 +1,48 @@
-"""What the benchmarks of the local pipeline share: their --models-dir / --output / --log
-arguments, the pipeline's log kept off the terminal, the printed table and the JSON report."""
+"""What the benchmarks share: the results file (with the commit and date of the run), and for
+those of the local pipeline their --models-dir / --output / --log arguments, the pipeline's log
+kept off the terminal and the printed table."""
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import logging
 import os
+import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
 T = TypeVar("T")
+
+
+def provenance() -> dict[str, Any]:
+    """The code a run measured and when: the commit checked out (and whether the tree had
+    uncommitted changes), and the date and time of the run (UTC)."""
+
+    def git(*command: str) -> str:
+        done = subprocess.run(
+            ["git", *command], cwd=REPO_ROOT, capture_output=True, text=True, check=False
+        )
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    return {
+        "commit": git("rev-parse", "HEAD") or None,
+        "uncommitted_changes": bool(git("status", "--porcelain", "--untracked-files=no")),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+    }
+
+
+def write_results(report: dict[str, Any], output: Path) -> None:
+    """The run's report as JSON, with its provenance under "recorded"."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    rest = {key: value for key, value in report.items() if key != "recorded"}
+    recorded = {"recorded": provenance(), **rest}
+    output.write_text(json.dumps(recorded, indent=1, ensure_ascii=False, default=str) + "\n")
 
 
 def add_pipeline_arguments(parser: argparse.ArgumentParser, *, results: Path) -> None:
@@ -66,6 +95,5 @@ def print_rows(rows: Sequence[tuple[str, str]]) -> None:
 
 
 def write_report(report: dict[str, Any], output: Path, log_path: Path) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(report, indent=2) + "\n")
+    write_results(report, output)
     print(f"\nwrote {output} (pipeline log: {log_path})")

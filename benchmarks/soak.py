@@ -22,7 +22,7 @@ minute, p50/p95 latency, the process tree's peak memory, the CER of a sample of 
 often each fault fired. Prints a table; writes benchmarks/results/soak.json. A benchmark, not a
 test: it exits non-zero on any lost document, double merge, or missing or duplicate event.
 
-    .venv/bin/python benchmarks/soak.py [--count 500] [--processor-concurrency 2]
+    .venv/bin/python -m benchmarks.soak [--count 500] [--processor-concurrency 2]
 """
 
 from __future__ import annotations
@@ -41,10 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from load import FONT_SIZE, PAGE_SIZE, MemorySampler, page_text
-from measure import seconds_between, spread
-from reporting import add_pipeline_arguments, print_rows, run_and_report
-
+from benchmarks.load import FONT_SIZE, PAGE_SIZE, MemorySampler, page_text
+from benchmarks.measure import seconds_between, spread
+from benchmarks.reporting import add_pipeline_arguments, print_rows, run_and_report
 from devkit.local.faults import Faults
 from devkit.local.pipeline import LocalPipeline
 from devkit.local.settings import LocalSettings

@@ -1,7 +1,7 @@
 """Tables and layout side by side on real pages: this pipeline's PP-StructureV3, its text-line
 models alone, and img2table 2.0 with Tesseract 5, all reading the same pixels.
 
-    .venv/bin/python benchmarks/structure.py [--pages ID-SUBSTRING ...] [--output PATH]
+    .venv/bin/python -m benchmarks.structure [--pages ID-SUBSTRING ...] [--output PATH]
         [--engines structure,structure-v6,ppocrv5,ppocrv6,img2table]
 
 The corpus (benchmarks/structure_corpus.py: real born-digital table, form and two-column pages
@@ -26,7 +26,6 @@ never asserted; written to benchmarks/results/structure.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -36,15 +35,17 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Final
 
-from structure_corpus import PreparedStructurePage, prepare, structure_pages
-from structure_peers import (
+from benchmarks.corpora import structure_pages
+from benchmarks.reporting import write_results
+from benchmarks.structure_corpus import PreparedStructurePage, prepare
+from benchmarks.structure_peers import (
     Img2TableTesseract,
     PeerPageResult,
     PeerReading,
     PeerTable,
     score_reading,
 )
-from structure_scoring import Grid, html_of_grid
+from benchmarks.structure_scoring import Grid, html_of_grid
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "structure.json"
@@ -265,7 +266,7 @@ def main() -> None:
         },
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=1, ensure_ascii=False, default=str) + "\n")
+    write_results(report, args.output)
     print(f"written to {args.output}")
 
 

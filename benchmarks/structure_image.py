@@ -1,7 +1,7 @@
 """PP-StructureV3 inside the OCR processor image: cold start, seconds per page and peak memory on
 real table pages, two-column papers and forms, under the function's memory limit.
 
-    .venv/bin/python benchmarks/structure_image.py [--image paddle-idp-ocr:image-test]
+    .venv/bin/python -m benchmarks.structure_image [--image paddle-idp-ocr:image-test]
         [--pages ID-SUBSTRING ...] [--memory-mb 4096] [--cpus 2] [--text-model PP-OCRv5]
 
 Each page is a PNG benchmarks/structure_corpus.py renders (its tables, forms and two-column
@@ -22,7 +22,6 @@ import os
 import resource
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -77,11 +76,11 @@ def child(pages_dir: Path, text_model: str | None) -> None:
 
 def chosen_pages(wanted: list[str]) -> list[tuple[str, Path]]:
     """(kind, PNG) of each page measured, as benchmarks/structure_corpus.py renders it."""
-    sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
-    import structure_corpus
+    from benchmarks import structure_corpus
+    from benchmarks.corpora import structure_pages
 
     found: list[tuple[str, Path]] = []
-    for page in structure_corpus.structure_pages():
+    for page in structure_pages():
         if wanted and not any(s in page.id for s in wanted):
             continue
         kinds = set(page.kinds)

@@ -2,7 +2,7 @@
 Tesseract 5 (Debian `tesseract-ocr`) reading the cells, and Tesseract alone (`--psm 3`) reading
 the page's text, on the same PNG every engine is given (benchmarks/structure_corpus.py).
 
-    .venv/bin/python benchmarks/structure_peers.py [--pages ID-SUBSTRING ...] [--output FILE]
+    .venv/bin/python -m benchmarks.structure_peers [--pages ID-SUBSTRING ...] [--output FILE]
 
 Run as a script, it prepares the corpus, reads every page with the peer and prints per-page
 TEDS, TEDS-struct, cell-adjacency F1 (benchmarks/structure_scoring.py) and CER with medians,
@@ -22,8 +22,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from structure_corpus import CACHE_DIR, PreparedStructurePage, prepare, structure_pages
-from structure_scoring import (
+from benchmarks.corpora import structure_pages
+from benchmarks.structure_corpus import CACHE_DIR, PreparedStructurePage, prepare
+from benchmarks.structure_scoring import (
     Box,
     Grid,
     PageTable,

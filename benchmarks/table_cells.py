@@ -1,6 +1,6 @@
 """PP-StructureV3's table stage on real weights (SLANet_plus), cell by cell, on real tables.
 
-    .venv/bin/python benchmarks/table_cells.py [--ocr PP-OCRv6 PP-OCRv5] [--output FILE]
+    .venv/bin/python -m benchmarks.table_cells [--ocr PP-OCRv6 PP-OCRv5] [--output FILE]
 
 The tables are tabula-py's test PDFs (tabula-py 2.10.0 sdist on PyPI; files and provenance in
 tests/documents/samples/tables/): a ruled table (R's mtcars, 33 rows x 12 columns), two
@@ -27,45 +27,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from real_corpus import REPO_ROOT, Damage, damaged_scan
 
+from benchmarks.corpora import TableCase, table_cases
+from benchmarks.corpora.fetch import REPO_ROOT
+from benchmarks.real_corpus import damaged_scan
+from benchmarks.reporting import write_results
 from devkit.table_stage import TableScore, TableStage, html_grid, score_table
 from idp.contract.names import OcrModel
 
 SAMPLES = REPO_ROOT / "tests" / "documents" / "samples" / "tables"
 DEFAULT_OUTPUT = REPO_ROOT / "benchmarks" / "results" / "table_cells.json"
-Region = tuple[float, float, float, float]  # left, top, right, bottom in PDF points
 # Around the table's ink, as PP-DocLayout's boxes leave a little white around a table.
 DEFAULT_MARGIN_PT = 4.0
-
-
-@dataclass(frozen=True)
-class TableCase:
-    """A real table: the PDF page it is on, where on the page, and what it holds."""
-
-    name: str
-    kind: str  # ruled, unruled, scanned
-    pdf: str  # under SAMPLES
-    region: Region  # the part of the page that holds the table and nothing else
-    truth: str  # CSV under SAMPLES: the table's cells, row by row
-    dpi: int = 200
-    damage: Damage | None = None
-
-
-TABLE_CASES: tuple[TableCase, ...] = (
-    TableCase("mtcars", "ruled", "mtcars.pdf", (100, 100, 600, 560), "mtcars.csv"),
-    TableCase("two-blocks", "unruled", "multicolumn.pdf", (0, 0, 425, 452), "multicolumn.csv"),
-    # The list's first 20 rows (the whole list of 56 is longer than SLANet_plus's 500 tokens).
-    TableCase("donors", "unruled", "campaign-donors.pdf", (0, 0, 612, 381), "campaign-donors.csv"),
-    TableCase(
-        "mtcars-scan",
-        "scanned",
-        "mtcars.pdf",
-        (100, 100, 600, 560),
-        "mtcars.csv",
-        damage=Damage(dpi=200, angle=0.4, blur=0.8, noise=6.0, jpeg_quality=75, seed=7),
-    ),
-)
 
 
 def table_box(
@@ -189,7 +162,7 @@ def main() -> None:
     for name in args.ocr:
         stage = TableStage.build(args.models_dir, ocr=OcrModel(name))
         for margin in args.margins:
-            for case in TABLE_CASES:
+            for case in table_cases():
                 reading = read_case(stage, case, margin)
                 readings.append(reading)
                 print(_row(reading), flush=True)
@@ -201,18 +174,8 @@ def main() -> None:
         }
         for name in args.ocr
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(
-        json.dumps(
-            {
-                "readings": [
-                    {**asdict(r), "cell_accuracy": r.score.cell_accuracy} for r in readings
-                ],
-                "summary": summary,
-            },
-            indent=2,
-        )
-    )
+    readings_json = [{**asdict(r), "cell_accuracy": r.score.cell_accuracy} for r in readings]
+    write_results({"readings": readings_json, "summary": summary}, args.output)
     print(json.dumps(summary))
 
 

@@ -1,6 +1,6 @@
 """Born-digital PDFs: the text layer against OCR, one 40-page document, both in one run.
 
-    .venv/bin/python benchmarks/text_layer.py [--pages 40] [--workers 2] [--rule]
+    .venv/bin/python -m benchmarks.text_layer [--pages 40] [--workers 2] [--rule]
 
 A generated born-digital PDF (`devkit.synthetic_pdf.benchmark_pages`: A4 pages of `--lines` lines
 of 11 pt vector text and a line of 2.5 pt fine print) goes through the local pipeline as
@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cost import PRICES, RESULTS_DIR
-from measure import seconds_between
-
+from benchmarks.cost import PRICES, RESULTS_DIR
+from benchmarks.measure import seconds_between
+from benchmarks.reporting import write_results
 from devkit.local.pipeline import LocalPipeline
 from devkit.local.settings import LocalSettings
 from devkit.synthetic_pdf import PageSpec, benchmark_pages, born_digital_pdf, page_lines, rule_pages
@@ -207,7 +207,7 @@ def main() -> None:
         f"{report['speedup_work']}× processor work per page"
     )
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+    write_results(report, RESULTS)
     print(f"written to {RESULTS}")
 
 

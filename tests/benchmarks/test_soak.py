@@ -6,16 +6,11 @@ verdict says so."""
 from __future__ import annotations
 
 import argparse
-import importlib
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))  # the benchmark scripts import their siblings by name
-soak: Any = importlib.import_module("soak")
+from benchmarks import soak
 
 pytestmark = pytest.mark.ocr
 

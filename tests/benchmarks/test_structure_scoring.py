@@ -4,19 +4,15 @@ network."""
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))  # the benchmark scripts import their siblings by name
-scoring: Any = importlib.import_module("structure_scoring")
-corpus: Any = importlib.import_module("structure_corpus")
+from benchmarks import corpora, real_corpus
+from benchmarks import structure_corpus as corpus
+from benchmarks import structure_scoring as scoring
 
-PRICES = [
+XY: scoring.Grid = [["x", "y"], ["1", "2"]]
+NOISE: scoring.Grid = [["noise", "more"], ["a", "b"]]
+PRICES: scoring.Grid = [
     ["Item", "Qty", "Price"],
     ["Apples", "3", "1.20"],
     ["Pears", "", "2.50"],
@@ -82,7 +78,7 @@ def test_spans_expand_to_the_slots_they_cover_and_survive_a_round_trip() -> None
 
 def test_a_block_span_from_pdfplumber_becomes_one_cell() -> None:
     # GIVEN pdfplumber's grid for ReportLab's span example: a 2x2 "Top Left" cell
-    grid = [["Top Left", None, "02"], [None, None, "12"], ["20", "21", "22"]]
+    grid: scoring.Grid = [["Top Left", None, "02"], [None, None, "12"], ["20", "21", "22"]]
     # WHEN its cells are read
     cells = scoring.cells_of_grid(grid)
     # THEN the top-left cell spans two rows and two columns and nothing else spans
@@ -92,7 +88,7 @@ def test_a_block_span_from_pdfplumber_becomes_one_cell() -> None:
 
 def test_adjacency_relations_of_a_three_by_three_grid_skip_empty_cells() -> None:
     # GIVEN a 3x3 grid whose centre is empty
-    grid = [["a", "b", "c"], ["d", "", "f"], ["g", "h", "i"]]
+    grid: scoring.Grid = [["a", "b", "c"], ["d", "", "f"], ["g", "h", "i"]]
     # WHEN its relations are listed
     relations = scoring.adjacency_relations(grid)
     # THEN each non-empty cell meets its nearest non-empty neighbour right and below,
@@ -106,7 +102,7 @@ def test_adjacency_relations_of_a_three_by_three_grid_skip_empty_cells() -> None
 
 def test_a_spanning_cell_is_one_neighbour() -> None:
     # GIVEN a header over two columns
-    grid = [["Price", None], ["1.20", "kg"]]
+    grid: scoring.Grid = [["Price", None], ["1.20", "kg"]]
     # THEN the header relates once, to the cell below its first column
     assert scoring.adjacency_relations(grid) == {
         ("Price", "1.20", "below"): 1,
@@ -119,11 +115,11 @@ def test_tables_are_paired_by_box_and_a_missed_table_scores_zero() -> None:
     # something it took for a table elsewhere
     truth = [
         scoring.PageTable(PRICES, (0, 0, 100, 100)),
-        scoring.PageTable([["x", "y"], ["1", "2"]], (0, 200, 100, 300)),
+        scoring.PageTable(XY, (0, 200, 100, 300)),
     ]
     found = [
-        scoring.PageTable([["noise", "more"], ["a", "b"]], (0, 500, 100, 600)),
-        scoring.PageTable([["x", "y"], ["1", "2"]], (2, 198, 101, 305)),
+        scoring.PageTable(NOISE, (0, 500, 100, 600)),
+        scoring.PageTable(XY, (2, 198, 101, 305)),
     ]
     # WHEN the page is scored
     score = scoring.score_page_tables(found, truth)
@@ -178,8 +174,8 @@ def test_a_table_box_follows_the_page_into_its_skewed_scan() -> None:
     page = Image.new("L", (400, 600), 255)
     ImageDraw.Draw(page).rectangle((100, 120, 239, 199), fill=0)
     # WHEN it is scanned 2 degrees askew, as the corpus damages its pages
-    damage = corpus.Damage(dpi=144, angle=2.0, blur=0.0, noise=0.0, jpeg_quality=90, seed=0)
-    scan = corpus.damaged_scan(page, damage)
+    damage = corpora.Damage(dpi=144, angle=2.0, blur=0.0, noise=0.0, jpeg_quality=90, seed=0)
+    scan = real_corpus.damaged_scan(page, damage)
     # THEN the box carried into the scan holds the ink where the scan has it, to a pixel or two
     ys, xs = np.nonzero(np.asarray(scan) < 128)
     ink = (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)

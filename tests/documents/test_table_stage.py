@@ -10,7 +10,6 @@ no layout model offline: each image is the table, cropped as a layout box would 
 
 from __future__ import annotations
 
-import importlib
 import json
 import subprocess
 import sys
@@ -19,13 +18,12 @@ from typing import Any
 
 import pytest
 
+from benchmarks.corpora import table_cases
 from devkit.table_stage import html_grid, score_table, table_page_json
 from idp.document.ocr.paddle.output import structure_page_content
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))  # the benchmark scripts import their siblings by name
-table_cells: Any = importlib.import_module("table_cells")
-TABLE_CASES = table_cells.TABLE_CASES
+REPO_ROOT = Path(__file__).resolve().parents[2]
+TABLE_CASES = table_cases()
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +33,11 @@ def readings(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
     if not (models_dir / "SLANet_plus" / "inference.yml").is_file():
         pytest.fail(f"SLANet_plus missing under {models_dir}: run `make setup`")
     output = tmp_path_factory.mktemp("tables") / "table_cells.json"
-    command = [sys.executable, str(BENCHMARKS / "table_cells.py"), "--ocr", "PP-OCRv6"]
+    command = [sys.executable, "-m", "benchmarks.table_cells", "--ocr", "PP-OCRv6"]
     command += ["--models-dir", str(models_dir), "--output", str(output)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=900, cwd=REPO_ROOT, check=False
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return {reading["case"]: reading for reading in json.loads(output.read_text())["readings"]}
 
