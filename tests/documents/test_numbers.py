@@ -1,6 +1,6 @@
 """Numbers, dates and codes read exactly, each as its own token: a report page at 150 dpi dense in
 dates, amounts, identifiers and phone numbers, read by PP-OCRv5 and PP-OCRv6 through the page
-path (the space-aware decoder's rule for gaps inside numbers: idp.document.ocr.paddle.decoder)."""
+path (the space-aware decoder's rule for gaps inside numbers: idp.document.ocr.decoding.numbers)."""
 
 from __future__ import annotations
 

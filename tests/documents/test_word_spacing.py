@@ -1,4 +1,4 @@
-"""Word spaces the recognizer saw: CTC output decoded with them (idp.document.ocr.paddle.decoder).
+"""Word spaces the recognizer saw: CTC output decoded with them (idp.document.ocr.decoding).
 
 The decoder tests build a text line's CTC output column by column, as the recognition model
 emits it (one column per 8 px of the line image, each a probability per class). The engine tests
@@ -22,10 +22,10 @@ from paddlex.inference.models.text_recognition.processors import CTCLabelDecode
 from idp.contract.jobs import JobOptions
 from idp.contract.names import OcrModel
 from idp.document.decode import PageImage
+from idp.document.ocr.decoding.ctc import SpaceAwareCtcDecode
 from idp.document.ocr.models.cache import ModelCache
 from idp.document.ocr.models.catalogue import base_recognition_model_name, detection_model_name
 from idp.document.ocr.models.onnx_export import export_onnx
-from idp.document.ocr.paddle.decoder import SpaceAwareCtcDecode
 from idp.document.ocr.paddle.engines import build_ocr_engine
 from idp.document.ocr.pipeline import ocr_document
 from idp.document.ocr.registry import EngineRegistry

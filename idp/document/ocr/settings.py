@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Literal
+
+from idp.document.ocr.decoding.thresholds import SPACE_EVIDENCE
 
 InferenceBackend = Literal["paddle", "onnxruntime"]
-
-SPACE_EVIDENCE: Final = 0.15
-"""Least p(space) in a blank column between two characters that makes it a word space
-(idp.document.ocr.paddle.decoder)."""
 
 
 @dataclass(frozen=True)
@@ -37,12 +35,12 @@ class EngineSettings:
     # None: per runtime (ONNX Runtime 1: wide text lines batched together run slower per
     # line on CPU; Paddle 6, the library default).
     rec_batch_size: int | None = None
-    # Word spaces the recognizer saw but lost to CTC's blank (idp.document.ocr.paddle.decoder): the
+    # Word spaces the recognizer saw but lost to CTC's blank (idp.document.ocr.decoding): the
     # least p(space) that writes one. None decodes text lines exactly as PaddleX does.
     word_space_evidence: float | None = SPACE_EVIDENCE
     # With it, a look-alike letter in a token of digits ("2O26") is read as the digit close
-    # behind it in probability (decoder.LookalikeDigits), and a point before exactly three
-    # digits ("37.313") as the thousands comma close behind it (decoder.ThousandsCommas).
+    # behind it in probability (decoding.lookalikes.LookalikeDigits), and a point before exactly
+    # three digits ("37.313") as the thousands comma close behind it (ThousandsCommas there).
     lookalike_digits: bool = True
     # PP-StructureV3 parts. Formula recognition (PP-FormulaNet_plus-L) is off on CPU: it is
     # by far the slowest sub-model and most business documents carry no formulas. Its regions'
