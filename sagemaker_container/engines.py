@@ -29,6 +29,7 @@ from idp.document import sample_page
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import MultiPageEngine, OcrEngine, PageContent
 from idp.document.ocr.models.cache import ModelCache
+from idp.document.ocr.page import recognize
 from sagemaker_container.paddleocr_vl import (
     PaddleOcrVlEngine,
     VlEngineConfig,
@@ -145,7 +146,8 @@ class SubstituteEngine:
         return self._info
 
     def recognize(self, page: PageImage) -> PageContent:
-        return self._inner.recognize(page)
+        # Through the page path's recognize step: a tall page in tiles, as the processor reads it.
+        return recognize(self._inner, page)
 
     def close(self) -> None:
         close = getattr(self._inner, "close", None)

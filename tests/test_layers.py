@@ -9,9 +9,10 @@ outside it.
 devkit/, which may import anything and is imported by nothing that ships
 (tests/infra/test_assets.py).
 
-Inside idp/document/ocr the page path is engine-neutral: `pipeline.py`, `page.py` and the steps
-import no inference library, so every engine gets every step; PaddleOCR's libraries are loaded
-by `paddle/` (and, for model files and language tables, lazily by `models/`).
+Inside idp/document/ocr the page path is engine-neutral: `engine.py`, `pipeline.py`, `page.py`,
+the steps and the CTC decoding rules (`decoding/`) import no inference library, so every engine
+gets every step; PaddleOCR's libraries are loaded by `paddle/` (and, for model files and
+language tables, lazily by `models/`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,15 @@ DOCUMENT_LIBRARIES: Final = frozenset(
 # What runs a model: loaded by PaddleOCR's engines only, never by the steps around them.
 INFERENCE_LIBRARIES: Final = frozenset({"paddle", "paddleocr", "paddlex", "cv2", "onnxruntime"})
 OCR: Final = "idp.document.ocr"
-ENGINE_NEUTRAL: Final = (f"{OCR}.pipeline", f"{OCR}.page", f"{OCR}.steps")
+# The engine seam (`engine.py`: what an engine offers, the protocols the steps read again with)
+# belongs to the page path too.
+ENGINE_NEUTRAL: Final = (
+    f"{OCR}.engine",
+    f"{OCR}.pipeline",
+    f"{OCR}.page",
+    f"{OCR}.steps",
+    f"{OCR}.decoding",
+)
 # The only places of idp/ that load an inference library: the engines, and (lazily) the model
 # cache's hub download and the model choice's reading of paddleocr's language tables.
 LOADS_INFERENCE: Final = (f"{OCR}.paddle", f"{OCR}.models")
@@ -107,9 +116,10 @@ def _within(module: str, prefixes: tuple[str, ...]) -> bool:
 
 
 def test_the_page_path_imports_no_inference_library() -> None:
-    # GIVEN the page path's modules: pipeline.py, page.py and every step
+    # GIVEN the page path's modules: engine.py, pipeline.py, page.py, every step and decoding rule
     neutral = [module for module in modules_under(OCR) if _within(module, ENGINE_NEUTRAL)]
     assert len(neutral) >= 8
+    assert any(_within(module, (f"{OCR}.decoding",)) for module in neutral)
     # THEN none of them imports an inference library, not even lazily inside a function
     found = {module: _inference_libraries_in(module) for module in neutral}
     assert {module: names for module, names in found.items() if names} == {}
@@ -152,7 +162,7 @@ def test_the_folders_of_the_ocr_path_import_each_other_in_one_direction() -> Non
             continue
         inside = {part(name) for name in imports_of(module) if name.startswith(f"{OCR}.")}
         graph.setdefault(part(module), set()).update(inside - {part(module)})
-    # THEN they form no cycle, and the steps and the models know no engine
+    # THEN they form no cycle, and the steps, the decoding rules and the models know no engine
     TopologicalSorter(graph).prepare()  # raises CycleError on a cycle
-    assert "paddle" not in graph["steps"] | graph["models"]
+    assert "paddle" not in graph["steps"] | graph["decoding"] | graph["models"]
     assert "registry" not in set().union(*graph.values())

@@ -241,6 +241,38 @@ def test_engines_run_on_their_own_thread_whatever_thread_calls(tmp_path: Path) -
     engines.close()
 
 
+class TextDetectorEngine(EchoEngine):
+    """A stand-in text-line engine whose detector sees at most 1,280 px: as PP-OCRv5's, it is
+    given a tall page tile by tile."""
+
+    detector_side = 1280
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.heights: list[int] = []
+
+    def recognize(self, page: PageImage) -> PageContent:
+        self.heights.append(page.height)
+        return super().recognize(page)
+
+
+def test_the_substitute_reads_a_tall_page_in_tiles_as_the_processor_does(tmp_path: Path) -> None:
+    # GIVEN the substitute engine over a stand-in text-line engine
+    inner = TextDetectorEngine()
+    settings = settings_for(tmp_path, VL_ENGINE="substitute-ppocrv5")
+    engines = build_engines(
+        settings, s3=None, report=lambda p: None, substitute_factory=lambda _: inner
+    )
+    # WHEN a receipt 4,000 px tall is recognized
+    page = PageImage(page=1, pixels=np.zeros((4000, 600, 3), dtype=np.uint8))
+    content = engines.pool.engines[0].recognize(page)
+    # THEN the inner engine was given its tiles, as the processor's page path gives them
+    assert len(inner.heights) > 1
+    assert max(inner.heights) == 1280
+    assert content.detector_scale == 1.0
+    engines.close()
+
+
 def test_pool_hands_each_engine_to_one_request_at_a_time() -> None:
     # GIVEN a pool of one engine already leased
     pool = EnginePool([EchoEngine()])

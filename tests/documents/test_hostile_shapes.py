@@ -16,11 +16,12 @@ from devkit.textmetrics import character_error_rate
 from idp.contract.errors import ImageTooLarge, UnsupportedShape
 from idp.contract.jobs import JobOptions
 from idp.contract.names import OcrModel
-from idp.contract.results import Block, Line, ReviewReason
+from idp.contract.results import Block, EngineInfo, Line, ReviewReason
 from idp.document.budgets import ImageBudgets, budgets, budgets_for
 from idp.document.decode import PageImage, open_document
 from idp.document.ocr.engine import PageContent
 from idp.document.ocr.paddle.classifiers import OnnxOrientationClassifier
+from idp.document.ocr.page import Reader, read_page, recognize
 from idp.document.ocr.pipeline import ocr_document
 from idp.document.ocr.registry import EngineRegistry
 from idp.document.ocr.steps.quality import assess_page
@@ -130,6 +131,36 @@ def test_a_line_in_two_tiles_is_kept_once_from_the_tile_that_owns_it() -> None:
     assert [line.text for line in content.lines] == [text for text, _ in truth]
     assert [line.box[0][1] for line in content.lines] == [y for _, y in truth]
     assert content.detector_scale == 1.0
+
+
+class _TextDetectorEngine:
+    """A stand-in text-line engine whose detector sees at most `detector_side` pixels: it records
+    the heights of the images it is given and finds nothing on them."""
+
+    detector_side = 1280
+
+    def __init__(self) -> None:
+        self.info = EngineInfo(name="stand-in", version="0", models=["stand-in"])
+        self.heights: list[int] = []
+
+    def recognize(self, page: PageImage) -> PageContent:
+        self.heights.append(page.height)
+        return PageContent()
+
+
+def test_the_page_path_reads_a_tall_page_in_tiles_for_an_engine_with_a_text_detector() -> None:
+    # GIVEN a receipt-shaped page and an engine whose detector scales pages to 1,280 px
+    engine = _TextDetectorEngine()
+    page = PageImage(page=1, pixels=np.full((4000, 600, 3), 255, dtype=np.uint8))
+
+    # WHEN the page path reads it, and a wrapper hands it to the engine's recognize step
+    content = read_page(Reader(engine), page)
+    wrapped = recognize(engine, page)
+
+    # THEN the engine saw the page's tiles, not the page, and the detector's scale is the tiles'
+    tiles = [bottom - top for top, bottom in tile_bands(600, 4000, 1280)]
+    assert engine.heights == tiles + tiles
+    assert content.detector_scale == wrapped.detector_scale == 1.0
 
 
 # -- rows ----------------------------------------------------------------------------------------

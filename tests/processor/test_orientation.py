@@ -35,7 +35,7 @@ from idp.document.ocr.paddle.classifiers import (
     OnnxOrientationClassifier,
 )
 from idp.document.ocr.paddle.engines import build_orientation_classifier, build_orientation_models
-from idp.document.ocr.page import Reader, read_page
+from idp.document.ocr.page import Reader, read_page, recognize
 from idp.document.ocr.pipeline import ocr_document
 from idp.document.ocr.settings import EngineSettings
 from idp.document.ocr.steps.geometry import content_on_original, point_on_original, turn_upright
@@ -437,7 +437,7 @@ class _PageReaderOnly:
         return self._engine.info
 
     def recognize(self, page: PageImage) -> PageContent:
-        return self._engine.recognize(page)
+        return recognize(self._engine, page)
 
 
 @pytest.mark.ocr

@@ -1,4 +1,5 @@
-"""The engine seam: what the processor and the VL server need from an OCR engine."""
+"""The engine seam: what the processor, the VL server and the page steps need from an OCR
+engine."""
 
 from __future__ import annotations
 
@@ -11,7 +12,12 @@ from idp.contract.errors import ENGINE_FAULTS, EngineFailure
 from idp.contract.results import Block, EngineInfo, Line, OrientationCheck, Rotation, Stage
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from idp.document.decode import PageImage
+
+    Pixels = npt.NDArray[np.uint8]
 
 
 @dataclass
@@ -53,6 +59,24 @@ class MultiPageEngine(OcrEngine, Protocol):
     engine's regions of all pages share one VLM request queue)."""
 
     def recognize_pages(self, pages: Sequence[PageImage]) -> list[PageContent]: ...
+
+
+@runtime_checkable
+class TextDetectorEngine(OcrEngine, Protocol):
+    """An engine whose text detector sees a page scaled down to at most `detector_side` pixels
+    on its longest side: the page path reads a tall page for it in tiles (steps.tiles)."""
+
+    detector_side: int
+
+
+@runtime_checkable
+class LineReader(Protocol):
+    """An engine that can read line images on their own (its recognizer without detection): the
+    steps read again with it what the detector turned, joined or passed over."""
+
+    def read_lines(self, lines: Sequence[Pixels]) -> list[tuple[str, float]]:
+        """Text and confidence of each RGB line image."""
+        ...
 
 
 @contextmanager

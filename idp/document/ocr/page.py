@@ -1,11 +1,14 @@
-"""One page, read step by step: orient → recognize → read lines set upward the right way up →
-split stacked lines → read what the detector passed over → split gutters → index lists →
-reading order → verdict → second read where doubtful.
+"""One page, read step by step; every engine gets every step (`read_pages`):
 
-Every engine gets every step: the steps (idp.document.ocr.steps) take what an engine recognized
-and know nothing of the engine. An engine that finds a page's layout itself (PP-StructureV3,
-PaddleOCR-VL: its content has blocks) keeps its own order; a text-line engine's lines are split
-at column gutters and put in reading order here.
+1. orient: choose the rotation among reads of the page as given, each read (`read_as_given`)
+   being recognize (a tall page in tiles) → read upward lines → split stacked lines → read
+   missed text → split gutters → index lists → reading order → amount rows;
+2. verdict, and a second read where doubtful.
+
+The steps (idp.document.ocr.steps) take what an engine recognized and know nothing of the engine.
+An engine that finds a page's layout itself (PP-StructureV3, PaddleOCR-VL: its content has
+blocks) keeps its own order; the steps that read line images again run for an engine that can
+(LineReader).
 """
 
 from __future__ import annotations
@@ -17,11 +20,17 @@ from functools import partial
 
 from idp.contract.results import EngineInfo, PageQuality, PageResult
 from idp.document.decode import PageImage
-from idp.document.ocr.engine import MultiPageEngine, OcrEngine, PageContent
+from idp.document.ocr.engine import (
+    LineReader,
+    MultiPageEngine,
+    OcrEngine,
+    PageContent,
+    TextDetectorEngine,
+)
 from idp.document.ocr.steps.gutters import split_at_gutters
 from idp.document.ocr.steps.index_lists import split_index_lists
 from idp.document.ocr.steps.missed_text import read_missed_text
-from idp.document.ocr.steps.orientation import LineReader, OrientationModels, read_upright
+from idp.document.ocr.steps.orientation import OrientationModels, read_upright
 from idp.document.ocr.steps.quality import (
     assess_page,
     number_floor_for,
@@ -31,6 +40,7 @@ from idp.document.ocr.steps.quality import (
 from idp.document.ocr.steps.reading_order import read_in_order
 from idp.document.ocr.steps.rows import join_amount_rows
 from idp.document.ocr.steps.stacked_lines import split_stacked_lines
+from idp.document.ocr.steps.tiles import read_in_tiles
 from idp.document.ocr.steps.upward_lines import read_upward_lines
 
 RenderAgain = Callable[..., PageImage]
@@ -71,7 +81,7 @@ class PagesRead:
 def read_pages(reader: Reader, images: Sequence[PageImage], render_again: RenderAgain) -> PagesRead:
     """The pages, each read step by step (module docstring)."""
     tick = time.perf_counter()
-    contents = _read_all(reader, images)  # orient → recognize → split gutters → reading order
+    contents = _read_all(reader, images)  # orient → recognize → … → amount rows
     floor = number_floor_for(reader.engine.info.models)
     done = PagesRead(
         pages=[],
@@ -90,16 +100,6 @@ def read_pages(reader: Reader, images: Sequence[PageImage], render_again: Render
     return done
 
 
-def read_page(reader: Reader, image: PageImage) -> PageContent:
-    """One page read upright (where the reader checks orientation), its lines in reading order,
-    every box on the page as uploaded."""
-    read = partial(_recognized, reader.engine)
-    if reader.orientation is None:
-        return read(image)
-    lines = reader.engine if isinstance(reader.engine, LineReader) else None
-    return read_upright(image, read, reader.orientation, lines)
-
-
 def _read_all(reader: Reader, images: Sequence[PageImage]) -> list[PageContent]:
     engine = reader.engine
     if reader.orientation is None and isinstance(engine, MultiPageEngine) and len(images) > 1:
@@ -111,8 +111,19 @@ def _read_all(reader: Reader, images: Sequence[PageImage]) -> list[PageContent]:
     return [read_page(reader, image) for image in images]
 
 
-def _recognized(engine: OcrEngine, image: PageImage) -> PageContent:
-    content = engine.recognize(image)
+def read_page(reader: Reader, image: PageImage) -> PageContent:
+    """One page read upright (where the reader checks orientation), every box on the page as
+    uploaded: orientation reads the page as given at the rotations it weighs, and keeps one."""
+    read = partial(read_as_given, reader.engine)
+    if reader.orientation is None:
+        return read(image)
+    lines = reader.engine if isinstance(reader.engine, LineReader) else None
+    return read_upright(image, read, reader.orientation, lines)  # orient
+
+
+def read_as_given(engine: OcrEngine, image: PageImage) -> PageContent:
+    """One read of the page as it is given, turned or not: recognition and every step after it."""
+    content = recognize(engine, image)
     if isinstance(engine, LineReader):  # what PaddleOCR turned, joined or passed over, read again
         content = read_upward_lines(content, image, engine)
         content = split_stacked_lines(content, image, engine)
@@ -120,14 +131,24 @@ def _recognized(engine: OcrEngine, image: PageImage) -> PageContent:
     return _laid_out(content, image)
 
 
+def recognize(engine: OcrEngine, image: PageImage) -> PageContent:
+    """What the engine recognized on the page; a tall page tile by tile where the engine's text
+    detector would shrink its text (steps.tiles). A wrapper that hands pages to an engine calls
+    this, so that a tall page reads the same through it."""
+    if isinstance(engine, TextDetectorEngine):
+        return read_in_tiles(image, engine.recognize, engine.detector_side)
+    return engine.recognize(image)
+
+
 def _laid_out(content: PageContent, image: PageImage) -> PageContent:
-    """A text-line engine's lines, split where the detector ran across a column gutter, grouped
-    into blocks and put in reading order (PaddleOCR sorts lines by y alone, which reads straight
-    across columns), an index's page lists spaced, a row that ends in an amount as one line; a
-    layout engine's content as it is."""
+    """A text-line engine's lines split where the detector ran across a column gutter, an
+    index's page lists spaced, grouped into blocks in reading order (PaddleOCR sorts lines by y
+    alone, which reads straight across columns), and a row that ends in an amount joined as one
+    line; a layout engine's content as it is."""
     if content.blocks:
         return content
-    lines = split_index_lists(split_at_gutters(content.lines))
+    lines = split_at_gutters(content.lines)
+    lines = split_index_lists(lines)
     ordered = read_in_order(lines, image.width, image.height)
     return join_amount_rows(replace(content, lines=ordered.lines, blocks=ordered.blocks))
 

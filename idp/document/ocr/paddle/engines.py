@@ -60,7 +60,6 @@ from idp.document.ocr.steps.orientation import (
     OrientationClassifier,
     OrientationModels,
 )
-from idp.document.ocr.steps.tiles import read_in_tiles
 
 logger = logging.getLogger(__name__)
 
@@ -113,15 +112,13 @@ class PaddleOcrEngine(_PaddlePipelineEngine):
     # Word boxes from the recognizer's character columns (result.textract.json's WORD blocks).
     _predict_options: ClassVar[Mapping[str, Any]] = {"return_word_box": True}
 
-    # The detector's input limit (EngineSettings.det_limit_side_len): a tall page is read in
-    # tiles of about this height, so its text keeps its size (steps.tiles).
+    # The detector's input limit (EngineSettings.det_limit_side_len): the page path reads a tall
+    # page in tiles of about this height, so its text keeps its size (steps.tiles).
     detector_side: int = EngineSettings.det_limit_side_len
 
     def recognize(self, page: PageImage) -> PageContent:
-        # Lines in the detector's order: idp.document.ocr.page splits gutters and orders them.
-        return read_in_tiles(page, self._recognize_whole, self.detector_side)
-
-    def _recognize_whole(self, page: PageImage) -> PageContent:
+        # The image read whole, lines in the detector's order: idp.document.ocr.page cuts a tall
+        # page into tiles first, and splits gutters and orders lines after.
         decoder = space_decoder_of(self._pipeline)
         if decoder is None:
             result = self._predict(page)

@@ -3,13 +3,12 @@ every line, read by the engine's recognizer alone.
 
 A text detector (PP-OCRv5's and PP-OCRv6's DB) leaves out short marks standing alone in wide
 space: the "0" and "1" cells of a table of counts, the "1 -1" of a sparse matrix among its dots,
-the rest of a row after a wide gap. On five sets of real pages, each read before anything was
-tuned on it, lone digits of that kind were 134 of the 227 numbers PP-OCRv5 lost. Such ink lies
-in the row of a line that was found (a table's row, a printed matrix's row), so it is looked
-for there alone: a figure's markers and curves, a logo or dust elsewhere on the page are never
-read. Each run of such ink is cut out at the row's height and read; what reads as a letter or a
-digit with the recognizer's confidence becomes a line of its own, and every later step treats
-it as any other.
+the rest of a row after a wide gap (most of the numbers PP-OCRv5 loses:
+docs/thresholds.md#missed-text). Such ink lies in the row of a line that was found (a table's
+row, a printed matrix's row), so it is looked for there alone: a figure's markers and curves, a
+logo or dust elsewhere on the page are never read. Each run of such ink is cut out at the row's
+height and read; what reads as a letter or a digit with the recognizer's confidence becomes a
+line of its own, and every later step treats it as any other.
 """
 
 from __future__ import annotations
@@ -24,8 +23,7 @@ from idp.contract.quads import Bounds, bounds, quad_span
 from idp.contract.results import Line, Quad, Word
 from idp.document.decode import PageImage
 from idp.document.ink import PageInk, page_ink
-from idp.document.ocr.engine import PageContent
-from idp.document.ocr.steps.orientation import LineReader
+from idp.document.ocr.engine import LineReader, PageContent
 
 # The ink is measured on a copy this long: a thin "1" of small print at 200 dpi keeps its stroke.
 INK_SIDE: Final = 2000

@@ -27,13 +27,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Final, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Final, Protocol
 
 import numpy as np
 
 from idp.contract.results import Evidence, Line, OrientationCheck, Quad, Rotation
 from idp.document.decode import PageImage
-from idp.document.ocr.engine import PageContent, failures_on_page
+from idp.document.ocr.engine import LineReader, PageContent, failures_on_page
 from idp.document.ocr.steps.geometry import content_on_original, quad_on_original, turn_upright
 
 if TYPE_CHECKING:
@@ -45,9 +45,7 @@ Read = Callable[[PageImage], PageContent]
 """One read of a page as it is given (turned or not): recognition and the steps after it."""
 
 
-# The line check, calibrated on generated hard pages (charts, one-line pages, sparse forms,
-# photos with a caption, text pages) and real ones at every rotation, with the classifier's
-# proposal also forced wrong (research prototype, page-quality/orient.py and its a_eval4 log).
+# The line check's constants: docs/thresholds.md#orientation
 SAMPLE_LINES: Final = 6  # the longest lines read for evidence
 _FIRST_VOTES: Final = 3  # lines the line model votes on before it looks at the rest
 _MIN_ALNUM: Final = 2  # a line with fewer letters or digits is no evidence of which way is up
@@ -88,15 +86,6 @@ class LineOrientationModel(Protocol):
 
     def upside_down(self, lines: Sequence[Pixels]) -> list[float]:
         """For each RGB line image laid flat, the probability that it reads at 180°."""
-        ...
-
-
-@runtime_checkable
-class LineReader(Protocol):
-    """An engine that can read line images on their own (its recognizer without detection)."""
-
-    def read_lines(self, lines: Sequence[Pixels]) -> list[tuple[str, float]]:
-        """Text and confidence of each RGB line image."""
         ...
 
 

@@ -25,15 +25,12 @@ from idp.contract.quads import Bounds, bounds
 from idp.contract.results import Line
 from idp.document.decode import PageImage
 from idp.document.ink import page_ink
-from idp.document.ocr.engine import PageContent
+from idp.document.ocr.engine import LineReader, PageContent
 from idp.document.ocr.steps.missed_text import MIN_CONFIDENCE, MIN_LINES, line_on
-from idp.document.ocr.steps.orientation import LineReader
 
 MIN_STACK: Final = 1.6
-"""A box at least this many times the page's median line height may hold stacked lines. Two rows
-of a table set solid (a catalogue's or a tax table's rows one type size apart) make a box of
-about 1.7-1.9 line heights, since the rows' boxes overlap; a single line is one band whatever
-its height, so a lower bound costs only a look at its ink."""
+"""A box at least this many times the page's median line height may hold stacked lines
+(docs/thresholds.md#stacked-lines)."""
 MIN_BAND: Final = 0.35
 """A band of ink at least this share of the median line's height is a line of glyphs (a rule, an
 underline or a speck is thinner)."""

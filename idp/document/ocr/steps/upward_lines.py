@@ -21,9 +21,8 @@ import numpy as np
 from idp.contract.quads import bounds
 from idp.contract.results import Line
 from idp.document.decode import PageImage
-from idp.document.ocr.engine import PageContent
+from idp.document.ocr.engine import LineReader, PageContent
 from idp.document.ocr.steps.missed_text import words_along
-from idp.document.ocr.steps.orientation import LineReader
 
 ON_ITS_SIDE: Final = 1.5
 """A box at least this many times taller than wide is read turned (PaddleOCR's own rule)."""
