@@ -68,10 +68,8 @@ PP_DOCLAYOUT_LABEL: Final[Mapping[str, str]] = {
 }
 _TABLE: Final = CDLA_LABELS.index("table")
 LABELS: Final = tuple(PP_DOCLAYOUT_LABEL[name] for name in CDLA_LABELS)
-# Per-class score thresholds: PP-StructureV3.yaml's for the PP-DocLayout label each class maps to
-# (text 0.4, titles and formulas 0.3, the rest 0.5), but 0.3 for captions, which this model
-# scores low (a real "Figure 1:" caption at 0.34), and whose text would otherwise be lost: text
-# outside every region never reaches the page's Markdown.
+# Per-class score thresholds: PP-StructureV3.yaml's for the PP-DocLayout label each class maps
+# to, but 0.3 for captions, which this model scores low (docs/thresholds.md#layout-substitute).
 THRESHOLDS: Final[Mapping[int, float]] = {
     index: {"text": 0.4, "paragraph_title": 0.3, "formula": 0.3}.get(
         label, 0.3 if label.endswith("_title") else 0.5

@@ -5,19 +5,17 @@ The pipeline is PaddleOCR's own (`paddleocr.PPStructureV3`, PaddleX's layout-par
 region order, table recognition, matching text to regions and Markdown are its code. Its
 sub-models come from the model cache: in the cloud, `idp models sync` puts PP-DocLayout_plus-L,
 the table models and the rest there, and nothing below is substituted. Where the cache lacks
-one (offline, where no wheel carries them):
+one (offline, where no wheel carries them; what each costs: docs/structure.md):
 
 - layout (PP-DocLayout_plus-L) → PaddleOCR's CDLA layout model (idp.document.ocr.paddle.layout),
   with the tables ruling lines show added to its regions (table_grids); without either the job
   fails MODEL_UNAVAILABLE;
 - table classification (PP-LCNet_x1_0_table_cls) → a table region whose grid img2table finds
-  (ruling lines, or aligned text between rules) takes PaddleX's "wired" path, any other goes to
-  SLANet_plus end to end, as PP-StructureV3 reads a table without ruling lines;
-- the wired-table cell detector (RT-DETR-L_wired_table_cell_det) → that grid's cells, from
-  which PaddleX's own trans_cells_det_results_to_html builds the table
-  (`use_wired_table_cells_trans_to_html`), so the wired structure model is never called;
-- the other wired-table models, the wireless cell detector and table orientation → never
-  called (a stand-in that fails loudly if it were), and table orientation is not asked for;
+  takes PaddleX's "wired" path, any other SLANet_plus end to end;
+- the wired-table cell detector (RT-DETR-L_wired_table_cell_det) → that grid's cells, made a
+  table by PaddleX's trans_cells_det_results_to_html (no wired structure model is called);
+- the other wired-table models, the wireless cell detector and table orientation → a stand-in
+  that fails loudly if called; none is (table orientation is not asked for);
 - region detection (PP-DocBlockLayout) → off: reading order is then PaddleX's XY-cut over the
   whole page; formula, seal and chart recognition are off unless configured.
 

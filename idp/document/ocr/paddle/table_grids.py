@@ -12,9 +12,7 @@ OCR, no text) in two places:
 - `find` + `place` (called by the layout substitute): the tables ruling lines show on the page
   become table regions. Two kinds are taken: bordered (img2table's: cells enclosed by horizontal
   and vertical lines), and booktabs (three horizontal rules of one span: above the header, under
-  it and below the table). img2table's borderless tables found on a whole page are not taken:
-  on development pages those were mostly code listings and aligned prose, which the layout model
-  already calls text, and it missed half the booktabs tables whose rules it had found.
+  it and below the table); not img2table's borderless ones (docs/thresholds.md#table-grids).
 - `cells` (called by the table stage's stand-ins in idp.document.ocr.paddle.structure): a table
   region's grid: its ruling lines' cells where they make one of 3 rows or more; where the rules
   make fewer (a box with a rule under the header), the rows and columns its text's alignment
@@ -23,9 +21,7 @@ OCR, no text) in two places:
   into them. A region with no grid found goes to SLANet_plus, as before.
 
 These are the offline substitute's own steps, not PaddleX's: with PP-DocLayout and the table
-models in the model cache nothing here runs. They were set on development pages (ReportLab's
-user guide, the xtable gallery, tabula-py's test PDFs): none of the structure benchmark's
-held-out pages.
+models in the model cache nothing here runs. How they were set: docs/thresholds.md#table-grids.
 """
 
 from __future__ import annotations
@@ -44,12 +40,12 @@ if TYPE_CHECKING:
 
 Box = tuple[float, float, float, float]  # left, top, right, bottom in the image's pixels
 
+# How these were set: docs/thresholds.md#table-grids
 _HEADER_LINES: Final = 3  # a booktabs header: at most this many text lines between its rules
 _BODY_LINES: Final = 40  # a booktabs body: at most this many
 _EVEN: Final = 1.5  # a booktabs body is deeper than this many headers: evenly spaced rules are not
 # A booktabs rule is at least this many characters long: shorter strokes are underlines and
-# the marks of a photographed page (three of one length stood one above the other on a book
-# page's column).
+# the marks of a photographed page.
 _MIN_RULE_CHARS: Final = 20
 _MIN_GRID_ROWS: Final = 3  # a ruled grid of fewer rows is read by its text's alignment inside
 _GRID_SHARE: Final = 0.5  # a region's grid covers at least this share of it

@@ -4,7 +4,7 @@ A detector that bridges a narrow gutter returns one line for two: the left colum
 the right column's, side by side. Reading order cannot separate them (each is one recognized
 line), so the page reads with its columns interleaved. PP-OCRv5's detector does it now and
 then (reading order tolerates up to 3 such lines); PP-OCRv6's does it on a whole column of a
-two-column paper (16 of 78 lines on one real page).
+two-column paper.
 
 Such lines give themselves away together: each has a wide space between two of its words, and
 those spaces stand one above the other, at the gutter. A single wide space (a justified line, a
@@ -16,12 +16,8 @@ without one). The word boxes come from the recognizer's character positions
 (idp.document.ocr.paddle.output.words_on_line); a line without them is left as it is.
 
 A wide space is also at least MIN_GAP_RATIO times the line's usual word space (the median of
-its other spaces; the page's, on a line with fewer than 2 others). Word boxes are as coarse as
-the recognizer's columns (about a sixth of a line height), so an ordinary word space measures
-0.3-0.7 line heights, and on a one-column letter read by PP-OCRv6 the space after each line's
-first word stood one above the other at 0.5-0.67: six lines were cut after their first word.
-Gutters a detector bridged measure 1.8-3.4 times the line's word space (a two-column paper:
-13 lines), those first-word spaces 1.0-1.3.
+its other spaces; the page's, on a line with fewer than 2 others): word boxes are as coarse as
+the recognizer's columns, so ordinary word spaces too can stand one above the other.
 """
 
 from __future__ import annotations
@@ -36,8 +32,9 @@ import numpy as np
 from idp.contract.quads import is_vertical
 from idp.contract.results import Line, Quad, Word
 
+# How these were set: docs/thresholds.md#gutters
 MIN_LINES: Final = 4  # lines with a wide space at one place: a gutter
-MIN_GAP_H: Final = 0.5  # a wide space, in line heights (a word space is ~0.25-0.35)
+MIN_GAP_H: Final = 0.5  # a wide space, in line heights
 TOLERANCE_H: Final = 0.75  # the spaces' middles agree within this many line heights
 MIN_GAPPED_SHARE: Final = 0.5  # of the lines reaching across the place, those with the space
 MIN_GAP_RATIO: Final = 1.5  # a wide space, in the line's usual word spaces

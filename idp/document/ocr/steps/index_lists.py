@@ -3,10 +3,9 @@
 A book's index sets each entry as a term and the pages it appears on, "surface 134, 135, 136",
 with a word space after each comma. The recognizer reads most of those spaces, but not all: a
 comma set close to the next page number, with no more room after it than a digit takes, gives
-p(space) as low as 0.01 (idp.document.ocr.paddle.decoder), and where the next number has three
-digits, "30,169" reads exactly like a thousands separator. On the index pages of the
-benchmark's fresh sets (benchmarks/held_out_numbers.py) these joined pairs were most of the
-numbers PP-OCRv5 lost: each becomes one wrong token and two missing ones.
+p(space) as low as 0.01 (idp.document.ocr.decoding), and where the next number has three
+digits, "30,169" reads exactly like a thousands separator: one wrong token and two missing
+ones. How often, and how the rule was set: docs/thresholds.md#index-lists.
 
 The line alone cannot tell "30,169" from a count of 30,169; the page can. A page is an index
 where at least INDEX_LINES of its lines end in a page list (a run of page numbers after the
@@ -14,9 +13,8 @@ term, with commas between them) and at least PRINTED_LISTS of those show the lis
 a comma and a space between numbers that ascend. On such a page, a comma with no space between
 two numbers of a line's page list gets one where the numbers ascend, as an index's pages do.
 A date is no page list: "Year Ended December 31, 2022", above each year of a financial table,
-ends in two ascending numbers after a term, and a table split at its column gutters ends most
-of its lines in numbers after words, so an annual report's table was taken for an index and
-its thousands "1,357" read as "1, 357".
+ends in two ascending numbers after a term, and with the table's own lines (split at its
+column gutters, numbers after words) it would make the table's page an index.
 Nothing else on any page changes: amounts, dates, codes and page lists of pages that are not
 an index keep what the recognizer read. A word split in two keeps its confidence and takes its
 share of the box by its characters (result.textract.json's WORD blocks).

@@ -3,10 +3,8 @@
 The signals are what the read itself left behind: line confidence (mean and low tail), ink no
 line covers, line height (on the page, and as the text detector saw it), lines standing
 upright, a contested orientation, a scan with too few pixels for its text; for a layout model,
-no region found on a page with ink, or a table whose cells were not read. The thresholds were
-calibrated on real good and bad pages (clean scans, born-digital pages, an illustrated book
-page; pages read upside down or sideways, tiny print, a page whose text the detector missed).
-A page with ink and no text is never `ok`.
+no region found on a page with ink, or a table whose cells were not read. A page with ink and
+no text is never `ok`. How each threshold was set: docs/thresholds.md#verdict.
 """
 
 from __future__ import annotations
@@ -27,38 +25,25 @@ from idp.document.render_scale import POINTS_PER_INCH, higher_scale
 
 __all__ = ["assess_page", "number_floor_for", "retry_scale", "second_read_is_better"]
 
-# Good pages read at 0.94-0.99 mean confidence; pages read wrong way up or too small 0.43-0.85.
-MIN_MEAN_CONFIDENCE: Final = 0.90
+# The verdict's thresholds: docs/thresholds.md#verdict
+MIN_MEAN_CONFIDENCE: Final = 0.90  # a page's mean confidence under this is low
 LOW_CONFIDENCE: Final = 0.6  # a line read under this is a low-confidence line
+# Many unreadable lines: a 10th-percentile confidence under this, at least this many
+# low-confidence lines, and more than this share of the page's.
 MIN_P10_CONFIDENCE: Final = 0.60
-# Well-read pages of the real corpus have at most 8 % low-confidence lines; pages with 21-24 %
-# are charts whose markers read as stray glyphs and a page of formulas (CER 6.5-56 %), and pages
-# read upside down have 61-96 %. At least this many such lines, and at least this share:
 MIN_LOW_CONFIDENCE_LINES: Final = 3
 MAX_LOW_CONFIDENCE_SHARE: Final = 0.15
-# Good pages have ≥ 88 % of their text-like ink inside a line (an illustrated book page);
-# pages read upside down 0-75 %.
-MIN_INK_COVERED: Final = 0.80
+MIN_INK_COVERED: Final = 0.80  # less of the text-like ink inside a line is ink not read
 # Text-like ink under this share of the page is dust and specks: the page is blank.
 MIN_TEXT_INK_SHARE: Final = 0.002
 MIN_LINE_PX: Final = 14.0  # median line height (rendered px) under which reading fails
-# The same as the detector sees it: a 576 × 6,000 receipt's 22-px lines shrunk to 1,280 px
-# high are 5 px, and lines are lost, cut in two and misread while the rest read confidently.
-# Pages of ordinary shape give it 12 px or more (12-pt print at 144 dpi: 19 px; 10-pt at 300 or
-# 600 dpi: 15 px).
-MIN_DETECTED_LINE_PX: Final = 8.0
+MIN_DETECTED_LINE_PX: Final = 8.0  # the same, as the text detector saw the page (scaled down)
 # A line whose thickness is 1.5× its length stands upright: a sideways page read as given.
 UPRIGHT_RATIO: Final = 1.5
 MAX_UPRIGHT_SHARE: Final = 0.5
-# A numeric token whose least sure character is under this is doubtful. On the 28 scored pages
-# of the real-document corpus (damaged scans), PP-OCRv5 read a number wrong on 13 pages; at
-# 0.70 all 13 are flagged and 2 more, at 0.60 only 9 of them (PP-OCRv6: 2 of its 4, 1 more).
+# A numeric token whose least sure character is under its recognizer's floor is doubtful;
+# PP-OCRv6 is surer of the numbers it reads wrong, so its floor is higher.
 MIN_NUMBER_CONFIDENCE: Final = 0.70
-# PP-OCRv6 is surer of the numbers it reads wrong: on 191 looked-at pages of the numbers
-# benchmark (benchmarks/held_out_numbers.py), at 0.70 it flagged 69 pages and caught 58 of the
-# 136 with a number read wrong, where PP-OCRv5 flagged 110 and caught 88 of 130. At 0.95 it
-# flags 111 and catches 88 (23 pages flagged with nothing wrong, against PP-OCRv5's 22): the
-# same share of doubtful pages sent to a person for the same load.
 PPOCRV6_MIN_NUMBER_CONFIDENCE: Final = 0.95
 # A numeric token: digits and the separators , . / : - with a digit, as the real-document
 # benchmark counts them; brackets, signs, currency and end punctuation around it left out.

@@ -26,15 +26,11 @@ from idp.document.budgets import budgets
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import PageContent
 
-# A page taller than this many times its width is read in tiles (two letter pages stacked are
-# 2.6; a long receipt is 10 or more).
-TALL: Final = 2.5
-# A tile is at most this many times taller than wide (a letter page is 1.29, A4 1.41) ...
-TILE_SHAPE: Final = 1.5
-# ... and the tiles overlap by this share of a tile's height, at least MIN_OVERLAP pixels: a
-# line up to half the overlap high lies whole in the tile that owns its centre.
-OVERLAP: Final = 0.2
-MIN_OVERLAP: Final = 96
+# How the tiles are sized: docs/thresholds.md#tiles
+TALL: Final = 2.5  # a page taller than this many times its width is read in tiles
+TILE_SHAPE: Final = 1.5  # a tile is at most this many times taller than wide ...
+OVERLAP: Final = 0.2  # ... and the tiles overlap by this share of a tile's height,
+MIN_OVERLAP: Final = 96  # ... at least this many pixels
 
 
 def tile_bands(width: int, height: int, detector_side: int) -> list[tuple[int, int]]:

@@ -16,14 +16,15 @@ Floats = npt.NDArray[np.float64]
 
 @dataclass(frozen=True)
 class LayoutThresholds:
-    """The calibrated constants. Lengths are in median line heights (`_h`), so they scale with
-    the rendering resolution; only the 2 px floor of a gutter is absolute."""
+    """The calibrated constants (docs/thresholds.md#reading-order). Lengths are in median line
+    heights (`_h`), so they scale with the rendering resolution; only the 2 px floor of a gutter
+    is absolute."""
 
     gutter_h: float = 0.1  # the narrowest gutter
     band_shrink: float = 0.2  # boxes shrink by this share of their height when cut into bands
     big_gap_h: float = 3.0  # a vertical gap this tall ends a run of columns
     margin_frac: float = 0.12  # header / footer zone: this share of the page at top / bottom
-    hf_gap_h: float = 1.5  # ... set apart by this much (1.0 took column headings for a header)
+    hf_gap_h: float = 1.5  # ... set apart from the body by this much
     max_candidates: int = 12  # vertical cuts tried per node
     noise_gap_h: float = 1.0  # a line merged across the gutter lies this close to its neighbours
     noise_run: int = 3  # ... and at most this many follow each other

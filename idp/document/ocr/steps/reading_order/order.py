@@ -1,33 +1,27 @@
 """Reading order for PP-OCRv5 pages: the page's lines grouped into blocks (paragraphs,
-headings, table rows, header, footer) and both put in the order a person reads them.
+headings, table rows, header, footer) and both put in the order a person reads them. Its
+thresholds (geometry.LayoutThresholds), and how they were set: docs/thresholds.md#reading-order.
 
 PaddleOCR orders lines by the y of their top-left corner, so on a page of columns the lines run
-straight across the gutter. `read_in_order` orders them instead by a recursive XY-cut (Nagy &
-Seth 1984; Ha, Haralick & Phillips 1995) made on the line boxes themselves and hardened for what
-OCR lines look like. The projection-profile ideas follow PaddleX's
-layout_parsing/xycut_enhanced (Apache-2.0), which needs a layout model's regions; no code is
-copied from it.
+straight across the gutter. `read_in_order` orders them by a recursive XY-cut (Nagy & Seth 1984;
+Ha, Haralick & Phillips 1995) on the line boxes, hardened for what OCR lines look like; its
+projection-profile ideas follow PaddleX's layout_parsing/xycut_enhanced (Apache-2.0, which needs
+a layout model's regions), and no code is copied from it.
 
 0. The page is deskewed by the median angle of its long lines. A page whose lines mostly stand
    upright (vertical CJK) or whose letters are mostly right-to-left keeps the engine's order.
-1. Header and footer: leading / trailing bands of lines in the top / bottom 12 % of the page,
-   no taller than body text and set apart from it by 1.5 line heights.
+1. Header and footer: leading / trailing bands of lines near the top / bottom of the page, no
+   taller than body text and set apart from it.
 2. The body is cut into horizontal bands at every vertical gap. A vertical cut x = m is tried
    where text edges recur across bands; the run of consecutive bands it does not cross, grown
-   around the bands with text on both sides, and with the most such bands, wins. Bands above
-   and below are read before and after it, each cut the same way. So a title or a full-width
-   caption only splits a page into above / columns / below. Within a run, up to 3 thin lines
-   that cross the cut at line spacing are lines PP-OCRv5 merged across a narrow gutter: they
-   are read in the column where they start.
-3. A gutter separates columns when running text lies on both sides or the two sides are out
-   of step; short lines in step on both sides are the rows of a table or form, read row by
-   row with cells left to right (a wrapped cell's lines together).
+   around the bands with text on both sides, and with the most such bands, wins. Bands above and
+   below are cut the same way, so a title or a full-width caption only splits a page into above
+   / columns / below. A few thin lines across the cut are lines merged across a narrow gutter.
+3. A gutter separates columns when running text lies on both sides or the two sides are out of
+   step; short lines in step on both sides are a table's or form's rows, read row by row, cells
+   left to right (a wrapped cell's lines together).
 4. What has no cut is one column: rows top to bottom, split into paragraphs at large gaps,
    line-height changes and first-line indents. A paragraph of taller lines is a heading.
-
-The thresholds were calibrated on 29 real pages (multi-column papers, reference cards, forms,
-tables, skewed and rotated scans): order-sensitive CER median 1.3 % on the multi-column pages,
-against 68 % in the engine's order and 3.2 % for Tesseract 5. A page takes a few milliseconds.
 """
 
 from __future__ import annotations
