@@ -24,6 +24,7 @@ never asserted.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -46,10 +47,13 @@ from benchmarks.real_documents import (
     split_report,
     tesseract_version,
 )
-from benchmarks.reporting import write_results
+from benchmarks.reporting import provenance, write_results
 from benchmarks.structure_corpus import prepare
 
 RESULTS: Final = REPO_ROOT / "benchmarks" / "results" / "held_out_numbers.json"
+# Each set's first run, before anyone looked at its pages: the history of the fresh sets.
+FRESH_SETS: Final = REPO_ROOT / "benchmarks" / "results" / "fresh_sets.json"
+FRESH_RUN: Final = REPO_ROOT / ".cache" / "held_out_numbers-fresh.json"
 ENGINES: Final = ("ppocrv5", "ppocrv6", "tesseract", "rapidocr")
 MODELS: Final = {"ppocrv5": "PP-OCRv5", "ppocrv6": "PP-OCRv6"}
 # The kinds of document a set reported by kind holds, each a group of its own.
@@ -136,6 +140,35 @@ def start_engines(
     return readers, versions, rapid
 
 
+def record_first_run(
+    chosen: NumberSet,
+    summary: dict[str, dict[str, dict[str, Any]]],
+    versions: dict[str, str | None],
+    history: Path = FRESH_SETS,
+) -> None:
+    """The set's first run, per engine and kind of document, added to the sets' history. A set
+    has one first run: a second is refused, since its pages were seen after the first."""
+    record = json.loads(history.read_text(encoding="utf-8"))
+    if any(entry["name"] == chosen.name for entry in record["sets"]):
+        raise SystemExit(f"{chosen.name} has its first run in {history} already: mark it looked_at")
+    by_kind = {
+        group.split(": ", 1)[1]: engines
+        for group, engines in summary.items()
+        if group.startswith(f"{chosen.name}: ")
+    }
+    first_run = {"recorded": provenance(), "versions": versions, "engines": summary[chosen.name]}
+    record["sets"].append(
+        {
+            "name": chosen.name,
+            "date": str(chosen.date),
+            "looked_at": chosen.looked_at,
+            "pages": len(chosen.pages),
+            "first_run": {**first_run, "by_kind": by_kind or None},
+        }
+    )
+    history.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def numeric_pages() -> list[StructurePage]:
     """The fresh sets' pages, newest set first, then the structure corpus's pages that the
     real-document corpus does not hold."""
@@ -169,7 +202,7 @@ def groups_of(page: StructurePage) -> list[str]:
     return [LOOKED_AT, STRUCTURE_GROUPS[0] if page.held_out else STRUCTURE_GROUPS[1]]
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engines", default=",".join(ENGINES))
     parser.add_argument("--pages", nargs="*", default=[], help="only pages whose id has one")
@@ -188,20 +221,26 @@ def main() -> None:
         help="read only the pages never looked at (their one measurement, every engine)",
     )
     parser.add_argument("--rapidocr-python", default=os.environ.get("RAPIDOCR_PYTHON"))
-    parser.add_argument("--output", type=Path, default=RESULTS)
-    args = parser.parse_args()
+    parser.add_argument(
+        "--output", type=Path, help=f"default: {RESULTS}, or {FRESH_RUN} with --fresh-only"
+    )
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = _arguments()
     started, load_start = time.monotonic(), os.getloadavg()[0]
     engines = [name for name in args.engines.split(",") if name]
     fresh = [page for chosen in fresh_sets() for page in chosen.pages]
-    chosen = [
+    pages = [
         page
         for page in numeric_pages()
         if (not args.pages or any(s in page.id for s in args.pages))
         and not (args.looked_at_only and page in fresh)
         and not (args.fresh_only and page not in fresh)
     ]
-    print(f"preparing {len(chosen)} pages", file=sys.stderr)
-    prepared = [prepare(page) for page in chosen]
+    print(f"preparing {len(pages)} pages", file=sys.stderr)
+    prepared = [prepare(page) for page in pages]
 
     rows: list[dict[str, Any]] = []
     scores: dict[str, dict[str, list[PageScore]]] = {}
@@ -267,8 +306,14 @@ def main() -> None:
         "split_numbers": splits,
         "pages": rows,
     }
+    if args.output is None:
+        args.output = FRESH_RUN if args.fresh_only else RESULTS
     write_results(report, args.output)
     print(f"written to {args.output}")
+    if args.fresh_only and not args.pages:
+        for chosen in fresh_sets():
+            record_first_run(chosen, summary, versions)
+            print(f"{chosen.name}: first run recorded in {FRESH_SETS}")
 
 
 def _summary(found: list[PageScore]) -> dict[str, Any]:

@@ -235,9 +235,8 @@ def smoke(
         typer.Option(
             "--model",
             "-m",
-            help="model to check (repeatable). Default: PP-OCRv5, plus PaddleOCR-VL when the "
-            "stack has the VL endpoint. PP-StructureV3 only on request: it needs its layout "
-            "weights in the model cache (`idp models sync`)",
+            help="model to check (repeatable). Default: PP-OCRv5, PP-OCRv6 and PP-StructureV3, "
+            "plus PaddleOCR-VL when the stack has the VL endpoint",
         ),
     ] = None,
     lang: LangOption = DEFAULT_LANGUAGE,

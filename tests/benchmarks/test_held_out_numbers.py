@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
 
 from benchmarks import held_out_numbers
 from benchmarks.corpora import (
@@ -15,6 +19,8 @@ from benchmarks.corpora import (
     sources,
     structure_pages,
 )
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_no_page_the_number_rules_were_set_on_is_read() -> None:
@@ -101,3 +107,32 @@ def test_a_set_of_new_documents_holds_none_that_an_earlier_set_or_a_corpus_holds
             assert len(source.sha256) == len(archive.sha256) == 64
             assert source.licence
             assert archive.licence
+
+
+def test_a_sets_first_run_is_kept_in_the_history_once(tmp_path: Path) -> None:
+    # GIVEN the history without the newest set, and that set's first run
+    newest = number_sets()[-1]
+    history = tmp_path / "fresh_sets.json"
+    history.write_text(json.dumps({"about": "", "sets": []}))
+    engines = {"ppocrv6": {"pages": len(newest.pages), "numeric": {}}}
+    summary = {newest.name: engines, f"{newest.name}: invoices": engines, "looked at": {}}
+
+    # WHEN it is recorded
+    held_out_numbers.record_first_run(newest, summary, {"tesseract": "5"}, history)
+
+    # THEN the history holds it with its figures per kind of document and when it was run
+    (entry,) = json.loads(history.read_text())["sets"]
+    assert entry["name"] == newest.name
+    assert entry["first_run"]["engines"] == engines
+    assert entry["first_run"]["by_kind"] == {"invoices": engines}
+    assert entry["first_run"]["recorded"]["date"]
+    # and a second first run of the same set is refused: its pages were seen after the first
+    with pytest.raises(SystemExit, match="first run"):
+        held_out_numbers.record_first_run(newest, summary, {}, history)
+
+
+def test_the_history_holds_every_looked_at_sets_first_run() -> None:
+    history = json.loads((REPO_ROOT / "benchmarks/results/fresh_sets.json").read_text())
+    recorded = [entry["name"] for entry in history["sets"]]
+    assert recorded == [chosen.name for chosen in number_sets()][: len(recorded)]
+    assert {chosen.name for chosen in number_sets() if chosen.looked_at} <= set(recorded)
