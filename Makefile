@@ -114,7 +114,7 @@ image-test: setup
 	images/build-images.sh $(PROCESSOR_IMAGE) $(VL_CPU_IMAGE) $(CONVERTER_IMAGE)
 	IDP_PROCESSOR_IMAGE=$(PROCESSOR_IMAGE) IDP_VL_CPU_IMAGE=$(VL_CPU_IMAGE) \
 		IDP_CONVERTER_IMAGE=$(CONVERTER_IMAGE) \
-		$(BIN)/pytest -m image tests/image
+		$(BIN)/pytest -m image tests/images
 
 DEMO_INPUT := samples/sample-letter.pdf samples/sample-letter.docx
 
@@ -123,7 +123,7 @@ DEMO_INPUT := samples/sample-letter.pdf samples/sample-letter.docx
 demo: setup
 	$(BIN)/idp local run $(DEMO_INPUT) --out demo-output
 
-# JSON Schemas of the integration contract, generated from its pydantic models; tests/test_schemas.py
+# JSON Schemas of the integration contract, generated from its pydantic models; tests/devkit/test_schemas.py
 # fails when one is stale.
 schemas: $(INSTALLED)
 	$(PY) -m devkit.schemas

@@ -13,10 +13,10 @@ a user's error (idp.contract.errors). Anything else is a finding: MemoryError, E
 exception no code names, or a document that runs past --seconds-per-document. Peak RSS is read
 per document (VmHWM, reset before each one through /proc/self/clear_refs).
 
-The fuzz session is hypothesis with a fixed seed: `make test` runs the corpus and a short session
-(tests/fuzz); a long one is `--fuzz-minutes 30`, which runs sessions of --fuzz-examples each on
-seeds S, S+1, ... until the time is up. It prints a table and writes JSON (default
-.cache/hostile.json), and exits 1 when anything was found.
+The fuzz session is hypothesis with a fixed seed: `make test` runs the corpus and a short
+session (tests/system/fuzz); a long one is `--fuzz-minutes 30`, which runs sessions of
+--fuzz-examples each on seeds S, S+1, ... until the time is up. It prints a table and writes
+JSON (default .cache/hostile.json), and exits 1 when anything was found.
 """
 
 from __future__ import annotations

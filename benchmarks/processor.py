@@ -10,7 +10,7 @@ Prints a table; writes benchmarks/results/processor.json.
     .venv/bin/python -m benchmarks.processor --side-by-side   # PP-OCRv5 and PP-OCRv6, one run
 
 `--model` picks the text-line model measured (PP-OCRv5, the default; PP-OCRv6, its small size;
-or PP-OCRv6-tiny). Each run also reads the language pages of tests/documents/samples
+or PP-OCRv6-tiny). Each run also reads the language pages of tests/samples
 (lang-<code>.png with their text) with the job's language, where the model reads it with the
 weights here. `--side-by-side` measures them all, a fresh process each, in turns (--runs of
 each), and prints them side by side.
@@ -37,7 +37,7 @@ from benchmarks.reporting import write_results
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "processor.json"
 PAGE_LINES = 30
-LANGUAGE_PAGES = REPO_ROOT / "tests" / "documents" / "samples"
+LANGUAGE_PAGES = REPO_ROOT / "tests" / "samples"
 LANGUAGES = ("en", "fr", "de", "es", "pl", "japan", "ch")
 # What --model and --side-by-side measure: a label → (model, PP-OCRv6 size).
 MEASURED: dict[str, tuple[str, Literal["tiny", "small", "medium"]]] = {

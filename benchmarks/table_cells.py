@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.table_cells [--ocr PP-OCRv6 PP-OCRv5] [--output FILE]
 
 The tables are tabula-py's test PDFs (tabula-py 2.10.0 sdist on PyPI; files and provenance in
-tests/documents/samples/tables/): a ruled table (R's mtcars, 33 rows x 12 columns), two
+tests/samples/tables/): a ruled table (R's mtcars, 33 rows x 12 columns), two
 without ruling lines (a 24 x 6 grid of numbers set as two side-by-side blocks; the first 20
 rows of a Spanish campaign-donor list, accented names) and the ruled table again as a damaged
 flatbed scan (benchmarks.real_corpus.damaged_scan: 200 dpi grey, 0.4 degree skew, blur, noise,
@@ -35,7 +35,7 @@ from benchmarks.reporting import write_results
 from devkit.table_stage import TableScore, TableStage, html_grid, score_table
 from idp.contract.names import OcrModel
 
-SAMPLES = REPO_ROOT / "tests" / "documents" / "samples" / "tables"
+SAMPLES = REPO_ROOT / "tests" / "samples" / "tables"
 DEFAULT_OUTPUT = REPO_ROOT / "benchmarks" / "results" / "table_cells.json"
 # Around the table's ink, as PP-DocLayout's boxes leave a little white around a table.
 DEFAULT_MARGIN_PT = 4.0

@@ -1,10 +1,10 @@
 """Documents of hostile shape, generated (never vendored): what a careless or malicious uploader
 sends to make a worker run out of memory or time.
 
-`raster` and `pdf` build one file from a few parameters (the fuzzer in tests/fuzz draws them);
-CORPUS names the cases every run must survive: the shapes the pipeline was once found to crash
-on, and the kinds a reviewer listed. Each entry is a generator call, so the corpus is code: a
-crash the fuzzer finds is added here as the parameters that made it.
+`raster` and `pdf` build one file from a few parameters (the fuzzer in tests/system/fuzz draws
+them). CORPUS names the cases every run must survive: the shapes the pipeline was once found to
+crash on, and the kinds a reviewer listed. Each entry is a generator call, so the corpus is
+code: a crash the fuzzer finds is added here as the parameters that made it.
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ def encode_png(image: Image.Image) -> bytes:
 
 
 # The regression corpus: name → the file. Every run must end each of them COMPLETED or FAILED
-# with a specific code, within the memory ceiling (tests/fuzz, benchmarks/hostile.py).
+# with a specific code, within the memory ceiling (tests/system/fuzz, benchmarks/hostile.py).
 CORPUS: Final[dict[str, Callable[[], bytes]]] = {
     # The 203-byte PNG whose page classifier input would have been 7.7 M × 256 px (5.9 GB).
     "png-60000x2": lambda: raster("PNG", "L", 60000, 2, ink="blank"),

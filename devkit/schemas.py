@@ -4,7 +4,7 @@
 to the job queue (`idp.contract.jobs.JobRequest`), the result document the pipeline writes as
 `result.json` (`idp.contract.results.OcrResult`) and the `detail` of the job-finished event on
 the event bus (`idp.contract.events.JobFinished`). They are generated, never edited:
-`make schemas` rewrites them, and `tests/test_schemas.py` fails when one is stale.
+`make schemas` rewrites them, and `tests/devkit/test_schemas.py` fails when one is stale.
 """
 
 from __future__ import annotations

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-EVENTS_DIR = Path(__file__).parent / "events"
+from tests.paths import REPO_ROOT
+
+# The processor's emulated account and warm engines, for the processor's and the engines' tests.
+pytest_plugins = ["tests.processor_account"]
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-REPO_ROOT: Final = Path(__file__).resolve().parents[1]
+from tests.paths import REPO_ROOT
+
 INTEGRATE_PAGE: Final = REPO_ROOT / "docs" / "integrate.md"
 README: Final = REPO_ROOT / "README.md"
 DOC_PAGES: Final = (README, *sorted((REPO_ROOT / "docs").glob("*.md")))

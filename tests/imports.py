@@ -13,7 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-REPO_ROOT: Final = Path(__file__).resolve().parent.parent
+from tests.paths import REPO_ROOT
+
 PROJECT_PACKAGES: Final = frozenset(
     {"idp", "devkit", "lambdas", "ocr_processor_image", "sagemaker_container", "infra"}
 )

@@ -16,6 +16,7 @@ from devkit.local.faults import Faults
 from devkit.local.pipeline import LocalPipeline
 from devkit.local.settings import LocalSettings
 from devkit.synthetic import long_pdf
+from tests.paths import REPO_ROOT
 
 
 @contextmanager
@@ -49,7 +50,7 @@ def running_chunked_pipeline(
         yield pipeline
 
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = REPO_ROOT
 
 
 def run_command(

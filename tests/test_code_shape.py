@@ -10,7 +10,8 @@ from typing import Final
 
 import pytest
 
-REPO_ROOT: Final = Path(__file__).resolve().parents[1]
+from tests.paths import REPO_ROOT
+
 MAX_IDP_MODULE_LINES: Final = 500
 MAX_MODULE_LINES: Final = 700  # any .py outside tests/
 MAX_DOCSTRING_LINES: Final = 25  # in idp/

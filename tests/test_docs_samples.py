@@ -20,7 +20,6 @@ from idp.contract.results import OcrResult
 from tests.docs_samples import (
     DOC_PAGES,
     README,
-    REPO_ROOT,
     code_blocks,
     commands,
     idp_invocations,
@@ -28,6 +27,7 @@ from tests.docs_samples import (
     shell_blocks,
     without_trims,
 )
+from tests.paths import REPO_ROOT
 
 BENCHMARKS: Final = REPO_ROOT / "benchmarks"
 MAKEFILE: Final = REPO_ROOT / "Makefile"

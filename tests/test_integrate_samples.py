@@ -23,8 +23,9 @@ from idp.jobstore.store import JobStore, jobs_table_definition
 from tests.docs_samples import integrate_sample
 from tests.job_records import create_queued_job, create_refused_job
 from tests.local_runs import run_command, running_pipeline, wait_for
+from tests.paths import REPO_ROOT
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = REPO_ROOT
 DEMO_LETTER = REPO / "samples" / "sample-letter.pdf"
 TABLE = "jobs"
 JOB_TIMEOUT_S = 300.0

@@ -137,7 +137,7 @@ class NumberSet:
 @dataclass(frozen=True)
 class TableCase:
     """A real table for the table-stage benchmark: the PDF page it is on, where, and what it
-    holds (files under tests/documents/samples/tables)."""
+    holds (files under tests/samples/tables)."""
 
     name: str
     kind: str  # ruled, unruled, scanned

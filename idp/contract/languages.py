@@ -121,7 +121,7 @@ DEFAULT_LANGUAGE: Final = "en"
 
 # The languages PP-OCRv6's one recognizer reads (small and medium; tiny lacks Japanese and
 # part of Traditional Chinese): paddleocr 3.7's list, which a client without paddleocr cannot
-# import (tests/processor/test_paddle_engines.py checks that the two agree).
+# import (tests/idp/document/ocr/paddle/test_engines.py checks that the two agree).
 PPOCRV6_LANGUAGES: Final = frozenset(
     {
         *("ch", "chinese_cht", "japan", "en", "french", "german"),

@@ -19,8 +19,7 @@ from benchmarks.corpora import (
     sources,
     structure_pages,
 )
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import REPO_ROOT
 
 
 def test_no_page_the_number_rules_were_set_on_is_read() -> None:

@@ -15,10 +15,11 @@ from typing import Any, Final
 from idp.contract import names
 from idp.contract.topology import FUNCTIONS, Function
 from tests.infra.support import Synthesized, as_list, iter_statements
+from tests.paths import REPO_ROOT
 
 Grant = tuple[str, str]  # (action, resource by name)
 
-DOCS_PAGE: Final = Path(__file__).resolve().parents[2] / "docs" / "security.md"
+DOCS_PAGE: Final = REPO_ROOT / "docs" / "security.md"
 VL_ROLE: Final = "VlEndpoint"
 # The table's first column: each function by its construct id, and the VL endpoint.
 ROLES: Final = (*(function.value for function in Function), VL_ROLE)

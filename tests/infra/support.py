@@ -16,8 +16,8 @@ from constructs import IConstruct
 
 from infra.app import build_app
 from infra.stack import PaddleIdpStack
+from tests.paths import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 CDK_JSON = REPO_ROOT / "cdk.json"
 
 Resource = dict[str, Any]

@@ -13,8 +13,9 @@ import pytest
 
 from idp.contract.topology import FUNCTIONS, Function
 from infra.functions import ZIP_PACKAGES
-from tests.imports import REPO_ROOT, imports_of, modules_under, unit_of, units_needed
+from tests.imports import imports_of, modules_under, unit_of, units_needed
 from tests.infra.support import Synthesized
+from tests.paths import REPO_ROOT
 
 NEVER_SHIPPED = (
     *(".venv", ".models", "node_modules", "cdk.out", ".git"),

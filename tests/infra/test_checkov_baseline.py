@@ -11,7 +11,8 @@ from types import ModuleType
 
 import pytest
 
-from tests.infra.support import REPO_ROOT, Synthesized
+from tests.infra.support import Synthesized
+from tests.paths import REPO_ROOT
 
 
 def _load_gate() -> ModuleType:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.local_runs import run_command
+from tests.paths import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 CDK = REPO_ROOT / "node_modules" / ".bin" / "cdk"
 
 

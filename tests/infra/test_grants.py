@@ -5,7 +5,6 @@ reads both). A grant the template adds, or one the docs list and the template la
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Final
 
 import pytest
@@ -22,8 +21,7 @@ from tests.infra.grant_table import (
     template_grants,
 )
 from tests.infra.support import Synthesized, iter_statements
-
-REPO_ROOT: Final = Path(__file__).resolve().parents[2]
+from tests.paths import REPO_ROOT
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import boto3
@@ -28,6 +27,7 @@ from idp.flow.lambda_invoke import LambdaProcessorInvoker
 from idp.jobstore.store import JobStore, jobs_table_definition
 from lambdas.invoker.routing import JobRouter
 from tests.job_records import create_queued_job
+from tests.paths import EVENTS
 
 if TYPE_CHECKING:
     from mypy_boto3_cloudwatch import CloudWatchClient
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from mypy_boto3_sagemaker import SageMakerClient
     from mypy_boto3_sagemaker_runtime import SageMakerRuntimeClient
 
-EVENTS_DIR = Path(__file__).resolve().parent.parent / "events"
+EVENTS_DIR = EVENTS
 REGION = "us-east-1"
 # The names the sample events under tests/events/ use.
 INPUT_BUCKET = "paddle-idp-test-input"

@@ -167,7 +167,7 @@ def test_completion_handler_hands_the_sample_success_to_the_processor(
     )
 
     # THEN the job is handed to the processor (moto accepted the async invoke), which finishes
-    # it from the output (tests/processor/test_endpoint_results.py)
+    # it from the output (tests/ocr_processor_image/test_endpoint_results.py)
     assert response["outcomes"] == [
         {"completion": "handed-over", "job_id": VL_JOB, "error_code": None}
     ]

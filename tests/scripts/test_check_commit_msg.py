@@ -13,7 +13,8 @@ from typing import cast
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import REPO_ROOT
+
 SCRIPT = REPO_ROOT / "scripts" / "check_commit_msg.py"
 
 

@@ -1,0 +1,51 @@
+"""A PaddleOCR-VL job on an Office document through the whole local pipeline: the processor has
+it converted, then sends the converted PDF to the endpoint as a chunk (the endpoint never reads
+the DOCX). A module of its own: the embedded AWS keeps its state per process, so this pipeline
+must not run beside another module's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from devkit.textmetrics import character_error_rate
+from idp.contract.names import JobStatus, MediaType, OcrModel
+from tests.local_runs import running_pipeline
+from tests.paths import REPO_ROOT
+
+pytestmark = pytest.mark.ocr
+
+JOB_TIMEOUT_S = 600.0
+
+
+def test_a_paddleocr_vl_job_on_a_docx_reads_its_converted_pages_at_the_endpoint(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    # GIVEN the demo letter as a DOCX, and the VL endpoint (substitute engine) at 0 instances
+    docx = tmp_path / "letter.docx"
+    docx.write_bytes((REPO_ROOT / "samples" / "sample-letter.docx").read_bytes())
+    truth = (REPO_ROOT / "samples" / "sample-letter.txt").read_text(encoding="utf-8")
+    with running_pipeline(
+        tmp_path / "work",
+        models_dir,
+        vl_substitute=True,
+        quiet_functions=True,
+        alarm_period_seconds=60,
+    ) as pipeline:
+        client = pipeline.client()
+
+        # WHEN it is submitted for PaddleOCR-VL
+        job = client.submit(docx, model=OcrModel.PADDLEOCR_VL)
+        record = client.wait([job.job_id], timeout_s=JOB_TIMEOUT_S)[job.job_id]
+
+        # THEN the endpoint read the converted PDF's two pages (as a chunk: never the DOCX), and
+        # the result names the DOCX and its conversion
+        assert record is not None
+        assert record["status"] == JobStatus.COMPLETED, record
+        result = client.result_document(job.job_id)
+    assert result["source"]["media_type"] == MediaType.DOCX.value
+    assert result["source"]["conversion"]["converter"] == "LibreOffice"
+    assert len(result["pages"]) == 2
+    read = "\n".join(line["text"] for page in result["pages"] for line in page["lines"])
+    assert character_error_rate(" ".join(truth.split()), " ".join(read.split())) <= 0.05

@@ -1,0 +1,203 @@
+"""The OCR processor image, run the way Lambda runs it, processes real documents.
+
+The image's entrypoint and CMD handler start under a Lambda Runtime API (devkit.local.
+lambda_container: the FAKE of the Lambda service), with the environment the stack gives the
+function, a read-only root file system, a non-root user and Lambda's memory limit. The rest of
+the pipeline (S3, SQS, DynamoDB on the embedded emulator; the real invoker) is the local run.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pillow_heif
+import pytest
+from PIL import Image
+from pypdf import PdfReader, PdfWriter
+
+from devkit.local.pipeline import LocalPipeline
+from devkit.local.settings import LocalSettings
+from devkit.synthetic import encode, encode_pages, render_page, sample_lines, truncated
+from devkit.textmetrics import character_error_rate
+from idp.contract.job_record import JobRecord
+from idp.contract.names import JobStatus, OcrModel
+from idp.document.ocr.paddle.classifiers import OFFLINE_MODEL_NAME
+from tests.paths import SAMPLES
+
+pytestmark = pytest.mark.image
+
+JOB_TIMEOUT_S = 600.0  # a cold container loads its engine from the S3 model cache first
+
+
+@pytest.fixture(scope="module")
+def pipeline(
+    processor_image: str, models_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LocalPipeline]:
+    settings = LocalSettings(
+        work_dir=tmp_path_factory.mktemp("image-run"),
+        models_dir=models_dir,  # seeds the S3 model cache; the image fetches from there
+        processor_image=processor_image,
+        vl_enabled=False,
+        quiet_functions=True,
+    )
+    with LocalPipeline(settings) as running:
+        yield running
+
+
+def _run(
+    pipeline: LocalPipeline,
+    file: Path,
+    data: bytes,
+    *,
+    model: OcrModel = OcrModel.PP_OCRV5,
+    lang: str = "en",
+) -> tuple[JobRecord, Any]:
+    file.write_bytes(data)
+    client = pipeline.client()
+    job_id = client.submit(file, model=model, lang=lang).job_id
+    record = client.wait([job_id], timeout_s=JOB_TIMEOUT_S)[job_id]
+    assert record is not None, f"job {job_id} has no record"
+    return record, client
+
+
+def _page_text(result: dict[str, Any], page: int) -> str:
+    return "\n".join(line["text"] for line in result["pages"][page - 1]["lines"])
+
+
+def test_image_ocrs_a_multi_page_pdf(
+    pipeline: LocalPipeline, processor_image: str, tmp_path: Path
+) -> None:
+    # GIVEN a three-page PDF with different text on every page
+    pages_lines = [sample_lines(4, offset=offset) for offset in (0, 7, 14)]
+    pages = [
+        render_page(lines, size=(1700, 80 + 66 * len(lines)), font_size=34, margin=50)
+        for lines in pages_lines
+    ]
+    pdf = encode_pages(pages, "PDF", resolution=144.0)
+
+    # WHEN it goes through the pipeline and the processor image's own handler
+    record, client = _run(pipeline, tmp_path / "report.pdf", pdf)
+
+    # THEN the job is COMPLETED with every page's text, by a container of the image
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    result = client.result_document(record["job_id"])
+    assert [page["page"] for page in result["pages"]] == [1, 2, 3]
+    for number, lines in enumerate(pages_lines, start=1):
+        assert character_error_rate("\n".join(lines), _page_text(result, number)) <= 0.02
+    running = subprocess.run(
+        ["docker", "ps", "--filter", f"ancestor={processor_image}", "--format", "{{.Names}}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert running, "no container of the processor image is running (the warm environment)"
+
+
+def test_image_fails_a_broken_pdf_with_its_code_and_keeps_serving(
+    pipeline: LocalPipeline, tmp_path: Path
+) -> None:
+    # GIVEN a PDF cut off halfway
+    lines = sample_lines(3, offset=21)
+    page = render_page(lines, size=(1700, 300), font_size=34, margin=50)
+    broken = truncated(encode_pages([page], "PDF", resolution=144.0))
+
+    # WHEN it is processed by the image, followed by a good document
+    failed, _ = _run(pipeline, tmp_path / "broken.pdf", broken)
+    good, client = _run(
+        pipeline, tmp_path / "good.pdf", encode_pages([page], "PDF", resolution=144.0)
+    )
+
+    # THEN the broken one ends FAILED with its specific code, and the next one still completes
+    assert failed["status"] == JobStatus.FAILED
+    assert failed["error"]["code"] == "CORRUPT_DOCUMENT", json.dumps(failed["error"])
+    assert good["status"] == JobStatus.COMPLETED, good.get("error")
+    text = _page_text(client.result_document(good["job_id"]), 1)
+    assert character_error_rate("\n".join(lines), text) <= 0.02
+
+
+def test_image_reads_a_sideways_page_upright_with_the_model_it_ships(
+    pipeline: LocalPipeline, tmp_path: Path
+) -> None:
+    # GIVEN a page scanned sideways, and a model cache without PaddleOCR's orientation model
+    lines = sample_lines(3, offset=11)
+    page = render_page(lines, size=(1700, 300), font_size=34, margin=50).rotate(-90, expand=True)
+
+    # WHEN the image processes it
+    record, client = _run(pipeline, tmp_path / "sideways.png", encode(page, "PNG"))
+
+    # THEN the offline orientation model inside the image turned it upright to read it
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    result = client.result_document(record["job_id"])
+    assert result["pages"][0]["rotation"] == 90
+    assert OFFLINE_MODEL_NAME in result["engine"]["models"]
+    assert character_error_rate("\n".join(lines), _page_text(result, 1)) <= 0.02
+
+
+def test_image_reads_french_with_ppocrv6(pipeline: LocalPipeline, tmp_path: Path) -> None:
+    # GIVEN a French page, submitted with PP-OCRv6
+    sample = SAMPLES / "lang-fr.png"
+
+    # WHEN the image reads it
+    record, client = _run(
+        pipeline, tmp_path / "fr.png", sample.read_bytes(), model=OcrModel.PP_OCRV6, lang="fr"
+    )
+
+    # THEN its accents come back, read by PP-OCRv6 small on ONNX Runtime inside the image
+    assert record["status"] == JobStatus.COMPLETED, record
+    result = client.result_document(record["job_id"])
+    assert result["engine"]["models"][:2] == ["PP-OCRv6_small_det", "PP-OCRv6_small_rec"]
+    assert result["engine"]["name"] == "paddleocr/onnxruntime"
+    assert "Le garçon a été très déçu à Noël." in result["text"]
+
+
+def test_image_reads_a_real_table_with_ppstructurev3(
+    pipeline: LocalPipeline, tmp_path: Path
+) -> None:
+    # GIVEN the first page of tabula-py's mtcars PDF, a real table (tests/samples/tables)
+    sample = SAMPLES / "tables" / "mtcars.pdf"
+    writer = PdfWriter()
+    writer.add_page(PdfReader(sample).pages[0])
+    first_page = io.BytesIO()
+    writer.write(first_page)
+
+    # WHEN the image reads it with PP-StructureV3, every stage on the weights the image's model
+    # cache serves (the CDLA layout model standing in for PP-DocLayout)
+    record, client = _run(
+        pipeline, tmp_path / "mtcars.pdf", first_page.getvalue(), model=OcrModel.PP_STRUCTUREV3
+    )
+
+    # THEN the first page has its table, cell by cell, and says which stages ran
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    result = client.result_document(record["job_id"])
+    page = result["pages"][0]
+    (table,) = [block for block in page["blocks"] if block["type"] == "table"]
+    cells = {(cell["row"], cell["column"]): cell["text"] for cell in table["cells"]}
+    assert len(cells) >= 33 * 12
+    assert cells[(2, 1)] == "Mazda RX4"
+    assert {stage["name"] for stage in page["stages"]} >= {"layout", "ocr", "table"}
+    assert "| Mazda RX4 | 21.0 |" in (result["markdown"] or "")
+
+
+def test_image_reads_a_phone_photo_in_heic_upright(pipeline: LocalPipeline, tmp_path: Path) -> None:
+    # GIVEN a page photographed in HEIC, stored sideways with the turn to undo, as a phone
+    # held sideways saves it (pillow-heif's encoder here; the image decodes with pi-heif)
+    lines = sample_lines(3, offset=5)
+    page = render_page(lines, size=(1700, 300), font_size=34, margin=50)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # turn 90° clockwise to show
+    photo = io.BytesIO()
+    pillow_heif.from_pillow(page.rotate(90, expand=True)).save(photo, exif=exif.tobytes())
+
+    # WHEN the image processes it
+    record, client = _run(pipeline, tmp_path / "photo.heic", photo.getvalue())
+
+    # THEN it is read upright, as the camera meant, with no turn left to find
+    assert record["status"] == JobStatus.COMPLETED, record.get("error")
+    result = client.result_document(record["job_id"])
+    assert result["pages"][0]["rotation"] == 0
+    assert character_error_rate("\n".join(lines), _page_text(result, 1)) <= 0.02
