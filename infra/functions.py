@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from aws_cdk import Aws, Duration
-from aws_cdk import aws_ecr_assets as ecr_assets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
@@ -144,21 +143,3 @@ class ZipBuild:
     environment: Mapping[Env, str]
     log_policy: LogPolicy
     network: PrivateNetwork | None = None
-
-
-def image_code(repo_root: Path, dockerfile: str, spec: FunctionSpec) -> lambda_.DockerImageCode:
-    """A container-image function's code: its Dockerfile built with the repository root as
-    context (filtered by .dockerignore), for the one architecture, its CMD the spec's handler."""
-    return lambda_.DockerImageCode.from_image_asset(
-        str(repo_root),
-        file=dockerfile,
-        cmd=[spec.handler],
-        platform=ecr_assets.Platform.LINUX_AMD64,
-    )
-
-
-def grant_invoke(function: lambda_.IFunction, grantee: iam.IGrantable) -> None:
-    """lambda:InvokeFunction on the unqualified `function` only."""
-    grantee.grant_principal.add_to_principal_policy(
-        iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[function.function_arn])
-    )

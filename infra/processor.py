@@ -5,8 +5,7 @@ invocations of their own, which the processor starts itself."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Final
+from typing import ClassVar
 
 import jsii
 from aws_cdk import Duration, Size
@@ -15,19 +14,12 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from idp.contract.env.functions import Env
 from idp.contract.topology import FunctionSpec
-from infra.functions import Call, FunctionRole, function_environment, grant_invoke, image_code
-from infra.log_groups import LogPolicy
-from infra.nag import acknowledge, acknowledge_untraced
-from infra.network import PrivateNetwork
-
-DOCKERFILE: Final = "ocr_processor_image/Dockerfile"
-# Only /tmp is writable on Lambda: PaddleX and anything using ~ must write there.
-_WRITABLE_HOME: Final = {"HOME": "/tmp", "PADDLE_PDX_CACHE_HOME": "/tmp/paddlex"}  # noqa: S108
+from infra.functions import Call
+from infra.image_function import ImageBuild, ImageFunction
 
 
-class OcrProcessor(Construct):
+class OcrProcessor(ImageFunction):
     """DockerImageFunction built from ocr_processor_image/ (build context: the repo root).
 
     Asynchronous invocations retry `retry_attempts` times, then go to `on_failure_topic` as a
@@ -35,39 +27,43 @@ class OcrProcessor(Construct):
     storage holds the model cache between warm invocations.
     """
 
+    dockerfile = "ocr_processor_image/Dockerfile"
+    description = "Runs PP-OCRv5 / PP-StructureV3 on one document per invocation"
+    # PaddleX and anything using ~ must write to /tmp.
+    writable_home: ClassVar[Mapping[str, str]] = {
+        "HOME": "/tmp",  # noqa: S108
+        "PADDLE_PDX_CACHE_HOME": "/tmp/paddlex",  # noqa: S108
+    }
+    no_dead_letter_queue = (
+        "Asynchronous failures go to an on-failure destination (the error topic), which "
+        "carries the request and the error to the completion handler; a DLQ would not."
+    )
+
     def __init__(
         self,
         scope: Construct,
         construct_id: str,
         *,
         spec: FunctionSpec,
-        repo_root: Path,
-        environment: Mapping[Env, str],
-        log_policy: LogPolicy,
+        build: ImageBuild,
         ephemeral_storage_mib: int,
         reserved_concurrency: int | None,
         retry_attempts: int,
         max_event_age: Duration,
         on_failure_topic: sns.ITopic,
         calls: Sequence[Call] = (),
-        network: PrivateNetwork | None = None,
     ) -> None:
-        super().__init__(scope, construct_id)
-        access = FunctionRole(self, "Access", log_policy=log_policy)
-        self.role = access.role
-        self.log_group = access.log_group
-        self.function = lambda_.DockerImageFunction(
-            self,
-            "Function",
-            description="Runs PP-OCRv5 / PP-StructureV3 on one document per invocation",
-            code=image_code(repo_root, DOCKERFILE, spec),
+        super().__init__(
+            scope,
+            construct_id,
+            spec=spec,
+            build=build,
+            calls=calls,
             ephemeral_storage_size=Size.mebibytes(ephemeral_storage_mib),
-            environment={**function_environment(spec, environment, calls), **_WRITABLE_HOME},
             reserved_concurrent_executions=reserved_concurrency,
             retry_attempts=retry_attempts,
             max_event_age=max_event_age,
             on_failure=_TopicDestination(on_failure_topic),
-            **access.function_props(spec, network),
         )
         # A long document's chunks are async invocations of this same function. The grant is a
         # policy of its own: the function depends on its role's default policy, so naming the
@@ -84,17 +80,6 @@ class OcrProcessor(Construct):
         )
         for call in calls:
             call.grant(self.role)
-        acknowledge_untraced(self.function)
-        acknowledge(
-            self.function,
-            "Serverless-LambdaDLQ",
-            "Asynchronous failures go to an on-failure destination (the error topic), which "
-            "carries the request and the error to the completion handler; a DLQ would not.",
-        )
-
-    def grant_invoke(self, grantee: iam.IGrantable) -> None:
-        """lambda:InvokeFunction on the unqualified function only (the invoker's async call)."""
-        grant_invoke(self.function, grantee)
 
 
 @jsii.implements(lambda_.IDestination)

@@ -53,6 +53,7 @@ from infra.converter import OfficeConverter
 from infra.dashboard import PipelineDashboard
 from infra.encryption import DataKey
 from infra.functions import Call, ZipBuild, powertools_layer, zip_code
+from infra.image_function import ImageBuild
 from infra.job_events import JobEventBus
 from infra.log_groups import LogPolicy
 from infra.network import PrivateNetwork
@@ -138,9 +139,15 @@ class PaddleIdpStack(Stack):
         )
         self._environment = self._shared_environment()
 
-        # The GPU path (absent when CPU-only), then the CPU path (container-image Lambda),
-        # which submits PaddleOCR-VL jobs to the endpoint.
+        # The GPU path (absent when CPU-only), then the CPU path (container-image Lambdas built
+        # from the repository root), which submits PaddleOCR-VL jobs to the endpoint.
         self.vl_endpoint = self._vl_endpoint() if settings.vl_enabled else None
+        self._image_build = ImageBuild(
+            repo_root=repo_root,
+            environment=self._environment,
+            log_policy=self._log_policy,
+            network=self.network,
+        )
         # Office documents become PDFs in a function of their own, which the processor calls.
         self.converter = self._converter()
         self.processor = self._processor()
@@ -214,9 +221,7 @@ class PaddleIdpStack(Stack):
             self,
             Function.PROCESSOR.value,
             spec=FUNCTIONS[Function.PROCESSOR],
-            repo_root=self._repo_root,
-            environment=self._environment,
-            log_policy=self._log_policy,
+            build=self._image_build,
             ephemeral_storage_mib=self.settings.processor_ephemeral_storage_mib,
             reserved_concurrency=self.settings.processor_reserved_concurrency or None,
             retry_attempts=PROCESSOR_ASYNC_RETRY_ATTEMPTS,
@@ -226,7 +231,6 @@ class PaddleIdpStack(Stack):
                 SubmitsToVlEndpoint(self.vl_endpoint, self.storage),
                 ConvertsOfficeDocuments(self.converter),
             ],
-            network=self.network,
         )
         self.topics[PROCESSOR_ON_FAILURE_TOPIC].grant_publish(processor.role)
         self.storage.grant_read_input(processor.role)
@@ -245,10 +249,7 @@ class PaddleIdpStack(Stack):
             self,
             Function.CONVERTER.value,
             spec=FUNCTIONS[Function.CONVERTER],
-            repo_root=self._repo_root,
-            environment=self._environment,
-            log_policy=self._log_policy,
-            network=self.network,
+            build=self._image_build,
         )
         self.storage.grant_read_input(converter.role)
         self.storage.grant_write_conversions(converter.role)

@@ -118,7 +118,7 @@ def fan_out(
         job_id=job.job_id,
         model=job.model.value,
         lang=job.lang,
-        source=document.source(bucket=job.bucket, key=job.key),
+        source=document.source(job),
         cache_key=content_key,
         chunks=planned,
         split_ms=ms(time.perf_counter() - started),

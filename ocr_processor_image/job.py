@@ -180,7 +180,7 @@ def _read_pages(
         model=job.model.value,
         lang=lang,
         engine=engine.info,
-        source=document.source(bucket=job.bucket, key=job.key),
+        source=document.source(job),
         pages=with_sheet_tables(outcome.pages, document.sheets),
         timings_ms=timings,
     )

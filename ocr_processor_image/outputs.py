@@ -53,10 +53,11 @@ class InputDocument:
     conversion: ConversionInfo | None = None
     sheets: list[Sheet] = field(default_factory=list)  # a spreadsheet's, in its order
 
-    def source(self, *, bucket: str, key: str) -> SourceInfo:
+    def source(self, job: DispatchedJob) -> SourceInfo:
+        """The result's `source`: `job`'s input as uploaded, and the pages read."""
         return SourceInfo(
-            bucket=bucket,
-            key=key,
+            bucket=job.bucket,
+            key=job.key,
             sha256=self.sha256,
             media_type=self.media_type.value,
             page_count=self.facts.page_count,

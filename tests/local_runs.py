@@ -12,10 +12,14 @@ from typing import Any
 
 import pytest
 
+from devkit.client import PipelineClient
 from devkit.local.faults import Faults
 from devkit.local.pipeline import LocalPipeline
 from devkit.local.settings import LocalSettings
 from devkit.synthetic import long_pdf
+from idp.contract.job_record import JobRecord
+from idp.contract.languages import DEFAULT_LANGUAGE
+from idp.contract.names import JobStatus, OcrModel
 from tests.paths import REPO_ROOT
 
 
@@ -48,6 +52,46 @@ def running_chunked_pipeline(
         faults=faults,
     ) as pipeline:
         yield pipeline
+
+
+@contextmanager
+def running_vl_pipeline(work_dir: Path, models_dir: Path, **knobs: Any) -> Iterator[LocalPipeline]:
+    """A quiet pipeline whose VL endpoint runs the substitute engine, from 0 instances. Its idle
+    alarm has AWS's 60 s periods (2 s locally by default), so that it cannot scale the endpoint
+    in while the processor, slow to start on a loaded machine, is still on the job."""
+    with running_pipeline(
+        work_dir,
+        models_dir,
+        vl_substitute=True,
+        quiet_functions=True,
+        alarm_period_seconds=60,
+        **knobs,
+    ) as pipeline:
+        yield pipeline
+
+
+def finished_job(
+    client: PipelineClient,
+    path: Path,
+    *,
+    model: OcrModel,
+    timeout_s: float,
+    lang: str = DEFAULT_LANGUAGE,
+) -> JobRecord:
+    """Submit `path` and wait, at most `timeout_s`, for its job to end: its record."""
+    job_id = client.submit(path, model=model, lang=lang).job_id
+    record = client.wait([job_id], timeout_s=timeout_s)[job_id]
+    assert record is not None, f"job {job_id} has no record"
+    return record
+
+
+def completed_result(
+    client: PipelineClient, path: Path, *, model: OcrModel, timeout_s: float
+) -> dict[str, Any]:
+    """Submit `path`, wait for its job and require it COMPLETED: its result document."""
+    record = finished_job(client, path, model=model, timeout_s=timeout_s)
+    assert record["status"] == JobStatus.COMPLETED, record
+    return client.result_document(record["job_id"])
 
 
 REPOSITORY = REPO_ROOT

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -41,6 +42,13 @@ def _relative(path: Path) -> str:
     return path.relative_to(REPO_ROOT).as_posix()
 
 
+def _syntax_trees(folder: str) -> Iterator[tuple[str, ast.Module]]:
+    """(path, syntax tree) of each Python file under `folder` ("idp/")."""
+    for path in PYTHON:
+        if _relative(path).startswith(folder):
+            yield _relative(path), ast.parse(path.read_text(encoding="utf-8"))
+
+
 def test_no_module_in_idp_is_over_500_lines() -> None:
     long = {
         _relative(path): _lines(path)
@@ -75,10 +83,9 @@ def _docstrings(tree: ast.Module) -> list[tuple[str, int]]:
 
 def test_no_docstring_in_idp_is_over_25_lines() -> None:
     long = [
-        f"{_relative(path)}: {name} ({lines} lines)"
-        for path in PYTHON
-        if _relative(path).startswith("idp/")
-        for name, lines in _docstrings(ast.parse(path.read_text(encoding="utf-8")))
+        f"{path}: {name} ({lines} lines)"
+        for path, tree in _syntax_trees("idp/")
+        for name, lines in _docstrings(tree)
         if lines > MAX_DOCSTRING_LINES
     ]
     assert not long, (
@@ -102,10 +109,9 @@ def _long_literals(tree: ast.Module) -> list[tuple[int, int]]:
 
 def test_the_benchmarks_keep_their_corpora_in_data_files() -> None:
     long = [
-        f"{_relative(path)}:{line} ({lines} lines)"
-        for path in PYTHON
-        if _relative(path).startswith("benchmarks/")
-        for line, lines in _long_literals(ast.parse(path.read_text(encoding="utf-8")))
+        f"{path}:{line} ({lines} lines)"
+        for path, tree in _syntax_trees("benchmarks/")
+        for line, lines in _long_literals(tree)
     ]
     assert not long, f"move these literals to benchmarks/corpora/ (TOML, JSON, .txt): {long}"
 

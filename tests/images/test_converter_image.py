@@ -8,7 +8,6 @@ runs as the local run's worker and calls it synchronously, as in the cloud.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,11 +15,12 @@ from typing import Any
 import pytest
 
 from devkit.local.pipeline import LocalPipeline
-from devkit.local.settings import LocalSettings
 from devkit.office_samples import own_text, sample_path
 from devkit.textmetrics import character_error_rate
 from idp.contract.names import JobStatus, OcrModel
 from tests.idp.document.office import files
+from tests.images.support import image_pipeline, running_containers
+from tests.local_runs import finished_job
 
 pytestmark = pytest.mark.image
 
@@ -32,24 +32,20 @@ TIME_LIMIT_S = 8.0
 def pipeline(
     converter_image: str, models_dir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LocalPipeline]:
-    settings = LocalSettings(
-        work_dir=tmp_path_factory.mktemp("converter-image-run"),
-        models_dir=models_dir,
+    with image_pipeline(
+        tmp_path_factory,
+        models_dir,
         converter_image=converter_image,
         conversion_time_limit_seconds=TIME_LIMIT_S,
-        vl_enabled=False,
-        quiet_functions=True,
-    )
-    with LocalPipeline(settings) as running:
+    ) as running:
         yield running
 
 
 def _run(pipeline: LocalPipeline, path: Path) -> tuple[dict[str, Any], dict[str, Any] | None]:
     client = pipeline.client()
-    job_id = client.submit(path, model=OcrModel.PP_OCRV5).job_id
-    record = client.wait([job_id], timeout_s=JOB_TIMEOUT_S)[job_id]
-    assert record is not None
-    result = client.result_document(job_id) if record["status"] == JobStatus.COMPLETED else None
+    record = finished_job(client, path, model=OcrModel.PP_OCRV5, timeout_s=JOB_TIMEOUT_S)
+    completed = record["status"] == JobStatus.COMPLETED
+    result = client.result_document(record["job_id"]) if completed else None
     return dict(record), result
 
 
@@ -64,13 +60,9 @@ def test_image_converts_a_docx_that_reads_as_its_own_text(
     assert result["source"]["conversion"]["version"].startswith("7.4.")
     read = " ".join(result["text"].split())
     assert character_error_rate(own_text(path), read) <= 0.01
-    running = subprocess.run(
-        ["docker", "ps", "--filter", f"ancestor={converter_image}", "--format", "{{.Names}}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    assert running, "no container of the converter image is running (the warm environment)"
+    assert running_containers(converter_image), (
+        "no container of the converter image is running (the warm environment)"
+    )
 
 
 def test_image_gives_a_spreadsheets_cells_as_tables(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,12 +20,13 @@ from PIL import Image
 from pypdf import PdfReader, PdfWriter
 
 from devkit.local.pipeline import LocalPipeline
-from devkit.local.settings import LocalSettings
 from devkit.synthetic import encode, encode_pages, render_page, sample_lines, truncated
 from devkit.textmetrics import character_error_rate
 from idp.contract.job_record import JobRecord
 from idp.contract.names import JobStatus, OcrModel
 from idp.document.ocr.paddle.classifiers import OFFLINE_MODEL_NAME
+from tests.images.support import image_pipeline, running_containers
+from tests.local_runs import finished_job
 from tests.paths import SAMPLES
 
 pytestmark = pytest.mark.image
@@ -38,14 +38,7 @@ JOB_TIMEOUT_S = 600.0  # a cold container loads its engine from the S3 model cac
 def pipeline(
     processor_image: str, models_dir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LocalPipeline]:
-    settings = LocalSettings(
-        work_dir=tmp_path_factory.mktemp("image-run"),
-        models_dir=models_dir,  # seeds the S3 model cache; the image fetches from there
-        processor_image=processor_image,
-        vl_enabled=False,
-        quiet_functions=True,
-    )
-    with LocalPipeline(settings) as running:
+    with image_pipeline(tmp_path_factory, models_dir, processor_image=processor_image) as running:
         yield running
 
 
@@ -59,10 +52,7 @@ def _run(
 ) -> tuple[JobRecord, Any]:
     file.write_bytes(data)
     client = pipeline.client()
-    job_id = client.submit(file, model=model, lang=lang).job_id
-    record = client.wait([job_id], timeout_s=JOB_TIMEOUT_S)[job_id]
-    assert record is not None, f"job {job_id} has no record"
-    return record, client
+    return finished_job(client, file, model=model, lang=lang, timeout_s=JOB_TIMEOUT_S), client
 
 
 def _page_text(result: dict[str, Any], page: int) -> str:
@@ -89,13 +79,9 @@ def test_image_ocrs_a_multi_page_pdf(
     assert [page["page"] for page in result["pages"]] == [1, 2, 3]
     for number, lines in enumerate(pages_lines, start=1):
         assert character_error_rate("\n".join(lines), _page_text(result, number)) <= 0.02
-    running = subprocess.run(
-        ["docker", "ps", "--filter", f"ancestor={processor_image}", "--format", "{{.Names}}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    assert running, "no container of the processor image is running (the warm environment)"
+    assert running_containers(processor_image), (
+        "no container of the processor image is running (the warm environment)"
+    )
 
 
 def test_image_fails_a_broken_pdf_with_its_code_and_keeps_serving(

@@ -14,7 +14,7 @@ from devkit.local.pipeline import LocalPipeline
 from devkit.office_samples import own_text, sample_path
 from devkit.textmetrics import character_error_rate
 from idp.contract.names import JobStatus, MediaType, OcrModel
-from tests.local_runs import running_pipeline
+from tests.local_runs import completed_result, running_pipeline
 
 pytestmark = pytest.mark.ocr
 
@@ -176,14 +176,11 @@ def test_an_iphone_heic_photo_completes_upright_through_the_same_pipeline(
     photo.write_bytes(photo_bytes("iphone-arrow"))
 
     # WHEN it is submitted like any document
-    client = office_pipeline.client()
-    job = client.submit(photo, model=OcrModel.PP_OCRV5)
-    record = client.wait([job.job_id], timeout_s=JOB_TIMEOUT_S)[job.job_id]
+    result = completed_result(
+        office_pipeline.client(), photo, model=OcrModel.PP_OCRV5, timeout_s=JOB_TIMEOUT_S
+    )
 
-    # THEN it completes as one portrait page, read as the camera meant (nothing left to turn)
-    assert record is not None
-    assert record["status"] == JobStatus.COMPLETED, record
-    result = client.result_document(job.job_id)
+    # THEN it completed as one portrait page, read as the camera meant (nothing left to turn)
     assert result["source"]["media_type"] == MediaType.HEIF.value
     (page,) = result["pages"]
     assert (page["width"], page["height"], page["rotation"]) == (3024, 4032, 0)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from devkit.textmetrics import character_error_rate
-from idp.contract.names import JobStatus, MediaType, OcrModel
-from tests.local_runs import running_pipeline
+from idp.contract.names import MediaType, OcrModel
+from tests.local_runs import completed_result, running_vl_pipeline
 from tests.paths import REPO_ROOT
 
 pytestmark = pytest.mark.ocr
@@ -26,24 +26,14 @@ def test_a_paddleocr_vl_job_on_a_docx_reads_its_converted_pages_at_the_endpoint(
     docx = tmp_path / "letter.docx"
     docx.write_bytes((REPO_ROOT / "samples" / "sample-letter.docx").read_bytes())
     truth = (REPO_ROOT / "samples" / "sample-letter.txt").read_text(encoding="utf-8")
-    with running_pipeline(
-        tmp_path / "work",
-        models_dir,
-        vl_substitute=True,
-        quiet_functions=True,
-        alarm_period_seconds=60,
-    ) as pipeline:
-        client = pipeline.client()
-
+    with running_vl_pipeline(tmp_path / "work", models_dir) as pipeline:
         # WHEN it is submitted for PaddleOCR-VL
-        job = client.submit(docx, model=OcrModel.PADDLEOCR_VL)
-        record = client.wait([job.job_id], timeout_s=JOB_TIMEOUT_S)[job.job_id]
+        result = completed_result(
+            pipeline.client(), docx, model=OcrModel.PADDLEOCR_VL, timeout_s=JOB_TIMEOUT_S
+        )
 
-        # THEN the endpoint read the converted PDF's two pages (as a chunk: never the DOCX), and
-        # the result names the DOCX and its conversion
-        assert record is not None
-        assert record["status"] == JobStatus.COMPLETED, record
-        result = client.result_document(job.job_id)
+    # THEN it completed: the endpoint read the converted PDF's two pages (as a chunk: never the
+    # DOCX), and the result names the DOCX and its conversion
     assert result["source"]["media_type"] == MediaType.DOCX.value
     assert result["source"]["conversion"]["converter"] == "LibreOffice"
     assert len(result["pages"]) == 2

@@ -14,7 +14,7 @@ import pytest
 from devkit.textmetrics import character_error_rate
 from idp.contract import names
 from idp.contract.names import JobStatus, OcrModel
-from tests.local_runs import page_text, running_pipeline, write_long_pdf
+from tests.local_runs import page_text, running_vl_pipeline, write_long_pdf
 from tests.pdftext import pdf_text, read_pages
 
 pytestmark = pytest.mark.ocr
@@ -29,16 +29,7 @@ def test_a_long_vl_document_goes_to_the_endpoint_in_chunks_served_together(
     # (substitute engine) at 0 instances
     document = tmp_path / "long-vl.pdf"
     texts = write_long_pdf(document, 23)
-    with running_pipeline(
-        tmp_path / "work",
-        models_dir,
-        vl_substitute=True,
-        chunk_pages=5,
-        quiet_functions=True,
-        # The idle alarm (2 s periods here, 60 s on AWS) must not scale the endpoint in while
-        # the processor, slow to start on a loaded machine, is still counting the pages.
-        alarm_period_seconds=60,
-    ) as pipeline:
+    with running_vl_pipeline(tmp_path / "work", models_dir, chunk_pages=5) as pipeline:
         assert pipeline.runtime is not None
         client = pipeline.client()
 

@@ -7,7 +7,7 @@ import hashlib
 import json
 import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -160,18 +160,21 @@ def _hub_pinned(digest: str) -> ModelManifest:
     return ModelManifest([ModelPin(MODEL, "hub", sha256=None, hub_sha256=digest)])
 
 
+def _hub_cache(
+    aws: Aws, root: Path, manifest: ModelManifest, hub_download: Callable[[str], Path]
+) -> ModelCache:
+    """A cache allowed to download what it misses from the hub, by `hub_download`."""
+    return _cache(aws, root, manifest=manifest, allow_hub_download=True, hub_download=hub_download)
+
+
 def test_hub_download_is_installed_only_as_pinned_and_never_uploaded(
     aws: Aws, tmp_path: Path
 ) -> None:
     # GIVEN hub downloads allowed (stand-in downloader: this machine has no hub access), and
     # the manifest pinning that download as `idp models sync` saw it
     downloaded = _model_dir(tmp_path / "hub")
-    cache = _cache(
-        aws,
-        tmp_path / "root",
-        manifest=_hub_pinned(_pin_of(downloaded, tmp_path)),
-        allow_hub_download=True,
-        hub_download=lambda _: downloaded,
+    cache = _hub_cache(
+        aws, tmp_path / "root", _hub_pinned(_pin_of(downloaded, tmp_path)), lambda _: downloaded
     )
     # WHEN a model missing from the bucket is fetched
     fetched = cache.fetch(MODEL)
@@ -184,13 +187,7 @@ def test_hub_download_is_installed_only_as_pinned_and_never_uploaded(
 def test_hub_download_that_differs_from_its_pin_is_refused(aws: Aws, tmp_path: Path) -> None:
     pinned = _pin_of(_model_dir(tmp_path / "pinned"), tmp_path)
     other = _model_dir(tmp_path / "hub", weights=b"other weights")
-    cache = _cache(
-        aws,
-        tmp_path / "root",
-        manifest=_hub_pinned(pinned),
-        allow_hub_download=True,
-        hub_download=lambda _: other,
-    )
+    cache = _hub_cache(aws, tmp_path / "root", _hub_pinned(pinned), lambda _: other)
     with pytest.raises(ModelUnavailable, match=r"hub download.*does not match its pin"):
         cache.fetch(MODEL)
     assert not (tmp_path / "root" / MODEL).exists()
@@ -200,9 +197,7 @@ def test_hub_download_of_a_model_without_a_hub_pin_is_never_tried(aws: Aws, tmp_
     def hub(name: str) -> Path:
         raise AssertionError("the hub must not be tried")
 
-    cache = _cache(
-        aws, tmp_path, pinned={MODEL: "0" * 64}, allow_hub_download=True, hub_download=hub
-    )
+    cache = _hub_cache(aws, tmp_path, _manifest({MODEL: "0" * 64}), hub)
     with pytest.raises(ModelUnavailable, match=f"{MODEL} has no hub pin"):
         cache.fetch(MODEL)
 
@@ -211,9 +206,7 @@ def test_failed_hub_download_is_model_unavailable(aws: Aws, tmp_path: Path) -> N
     def offline(name: str) -> Path:
         raise OSError("Network is unreachable")
 
-    cache = _cache(
-        aws, tmp_path, manifest=_hub_pinned("0" * 64), allow_hub_download=True, hub_download=offline
-    )
+    cache = _hub_cache(aws, tmp_path, _hub_pinned("0" * 64), offline)
     with pytest.raises(ModelUnavailable, match="Network is unreachable"):
         cache.fetch(MODEL)
 
@@ -241,13 +234,7 @@ def test_sync_imports_and_pins_missing_models_and_skips_pinned_cached_ones(
     assert fresh.fetch("SLANet_plus") == tmp_path / "fresh" / "SLANet_plus"
     # ... and so is the download as it came, where the bucket lacks it
     aws.s3.delete_object(Bucket=CACHE_BUCKET, Key=archive_key("SLANet_plus"))
-    hub_only = _cache(
-        aws,
-        tmp_path / "hub-only",
-        manifest=ModelManifest(pins),
-        allow_hub_download=True,
-        hub_download=lambda _: downloaded,
-    )
+    hub_only = _hub_cache(aws, tmp_path / "hub-only", ModelManifest(pins), lambda _: downloaded)
     assert hub_only.fetch("SLANet_plus") == tmp_path / "hub-only" / "SLANet_plus"
 
 

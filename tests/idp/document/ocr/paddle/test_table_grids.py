@@ -136,41 +136,50 @@ def _rows(*rows: list[float]) -> np.ndarray:
 FOUND = table_grids.FoundTable((100.0, 500.0, 900.0, 800.0), "bordered")
 
 
-def test_a_found_table_becomes_a_region_and_the_regions_inside_it_go() -> None:
-    # GIVEN the layout model's regions: a paragraph above, two text regions inside the table
-    rows = _rows(
-        [TEXT, 0.9, 100, 100, 900, 400],
-        [TEXT, 0.8, 120, 520, 880, 600],
-        [TEXT, 0.7, 120, 650, 880, 780],
-    )
+@pytest.mark.parametrize(
+    ("regions", "placed"),
+    [
+        pytest.param(
+            # a paragraph above the table and two text regions inside it: the paragraph stays
+            # and the table replaces the regions inside it
+            [
+                [TEXT, 0.9, 100, 100, 900, 400],
+                [TEXT, 0.8, 120, 520, 880, 600],
+                [TEXT, 0.7, 120, 650, 880, 780],
+            ],
+            [
+                [TEXT, pytest.approx(0.9), 100, 100, 900, 400],
+                [TABLE, pytest.approx(table_grids.FOUND_SCORE), 100, 500, 900, 800],
+            ],
+            id="the-regions-inside-it-go",
+        ),
+        pytest.param(
+            # a figure region over a chart and the table below it: the figure keeps its part
+            # above the table (the strip below is too low to keep)
+            [[FIGURE, 0.6, 80, 100, 920, 820]],
+            [
+                [FIGURE, pytest.approx(0.6), 80, 100, 920, 500],
+                [TABLE, pytest.approx(table_grids.FOUND_SCORE), 100, 500, 900, 800],
+            ],
+            id="a-figure-over-half-the-page-is-cut-around-it",
+        ),
+        pytest.param(
+            # the layout model's own table candidate, below PaddleX's threshold: one table, on
+            # the found box, that PaddleX will keep
+            [[TABLE, 0.43, 90, 450, 910, 810]],
+            [[TABLE, pytest.approx(table_grids.FOUND_SCORE), 100, 500, 900, 800]],
+            id="a-weak-layout-table-takes-the-found-box-and-score",
+        ),
+    ],
+)
+def test_a_found_table_is_placed_among_the_layout_regions(
+    regions: list[list[float]], placed: list[list[object]]
+) -> None:
+    # GIVEN the layout model's regions on a page where a table was found by its lines
+    rows = _rows(*regions)
     # WHEN the found table is placed among them
-    placed = table_grids.place(rows, [FOUND], table_label=TABLE)
-    # THEN the paragraph stays and the table replaces the regions inside it
-    assert placed.tolist() == [
-        [TEXT, pytest.approx(0.9), 100, 100, 900, 400],
-        [TABLE, pytest.approx(table_grids.FOUND_SCORE), 100, 500, 900, 800],
-    ]
-
-
-def test_a_figure_over_half_the_page_is_cut_around_the_table_it_holds() -> None:
-    # GIVEN a figure region that covers a chart and the table below it
-    rows = _rows([FIGURE, 0.6, 80, 100, 920, 820])
-    # WHEN the table is placed
-    placed = table_grids.place(rows, [FOUND], table_label=TABLE)
-    # THEN the figure keeps its part above the table (the strip below is too low to keep)
-    assert placed.tolist() == [
-        [FIGURE, pytest.approx(0.6), 80, 100, 920, 500],
-        [TABLE, pytest.approx(table_grids.FOUND_SCORE), 100, 500, 900, 800],
-    ]
-
-
-def test_the_layout_model_s_own_weak_table_takes_the_found_box_and_score() -> None:
-    # GIVEN the layout model's table candidate over the same table, below PaddleX's threshold
-    rows = _rows([TABLE, 0.43, 90, 450, 910, 810])
-    # WHEN the found table is placed
-    placed = table_grids.place(rows, [FOUND], table_label=TABLE)
-    # THEN it is one table, on the found box, that PaddleX will keep
-    assert placed.tolist() == [[TABLE, pytest.approx(table_grids.FOUND_SCORE), 100, 500, 900, 800]]
+    # THEN the regions are those the case names, the found table's among them
+    assert table_grids.place(rows, [FOUND], table_label=TABLE).tolist() == placed
 
 
 def _negative_page(kind: str) -> Image.Image:

@@ -66,21 +66,33 @@ def _flat(page: Image.Image, texts: list[str]) -> list[Line]:
 FIGURE = ["Figure 3: profile zeta plots", "for the parameters of", "model fm1"]
 
 
+def _read_upside_down(page: Image.Image) -> list[Line]:
+    """An axis label and a matrix cell set bottom to top on `page`, as PaddleOCR read them there:
+    upside down."""
+    label = _on_its_side(page, "0.00 0.05 0.10 0.15", (60, 60), upward=True)
+    cell = _on_its_side(page, "-0.65", (200, 60), upward=True)
+    return [
+        Line(text="900900000000200100000", box=label, confidence=0.54),
+        Line(text="990-", box=cell, confidence=0.73),
+    ]
+
+
+def _read_again(content: PageContent, page: Image.Image, recognizer: object) -> PageContent:
+    """`content`, its lines on their side read again from `page` (read_upward_lines)."""
+    image = PageImage(page=1, pixels=np.asarray(page))
+    return read_upward_lines(content, image, recognizer)  # type: ignore[arg-type]
+
+
 def test_text_that_reads_upward_is_read_the_right_way_up(recognizer: object) -> None:
     # GIVEN an axis label and a matrix cell set bottom to top, read upside down, beside lines
     # of text lying flat
     page = Image.new("RGB", (900, 500), "white")
-    label = _on_its_side(page, "0.00 0.05 0.10 0.15", (60, 60), upward=True)
-    cell = _on_its_side(page, "-0.65", (200, 60), upward=True)
+    read_upside_down = _read_upside_down(page)
     flat = _flat(page, FIGURE)
-    read_upside_down = [
-        Line(text="900900000000200100000", box=label, confidence=0.54),
-        Line(text="990-", box=cell, confidence=0.73),
-    ]
     content = PageContent(lines=[*read_upside_down, *flat])
 
     # WHEN lines on their side are read again
-    read = read_upward_lines(content, PageImage(page=1, pixels=np.asarray(page)), recognizer)  # type: ignore[arg-type]
+    read = _read_again(content, page, recognizer)
 
     # THEN they read as printed, surer than before, and the lines lying flat are left as they were
     assert [line.text for line in read.lines[:2]] == ["0.00 0.05 0.10 0.15", "-0.65"]
@@ -89,7 +101,7 @@ def test_text_that_reads_upward_is_read_the_right_way_up(recognizer: object) -> 
     # and the label's words lie along it from the bottom up, inside its box
     words = read.lines[0].words
     assert [word.text for word in words] == ["0.00", "0.05", "0.10", "0.15"]
-    x0, y0, x1, y1 = bounds(label)
+    x0, y0, x1, y1 = bounds(read_upside_down[0].box)
     centres = [sum(y for _, y in word.box) / 4 for word in words]
     assert centres == sorted(centres, reverse=True)
     assert all(y0 <= y <= y1 for y in centres)
@@ -102,18 +114,10 @@ def test_a_page_whose_lines_mostly_stand_on_their_side_is_left_to_the_orientatio
     # GIVEN the same lines on their side, read upside down, and only one line lying flat: a page
     # turned, or one read turned while its orientation is checked
     page = Image.new("RGB", (900, 500), "white")
-    label = _on_its_side(page, "0.00 0.05 0.10 0.15", (60, 60), upward=True)
-    cell = _on_its_side(page, "-0.65", (200, 60), upward=True)
-    lines = [
-        Line(text="900900000000200100000", box=label, confidence=0.54),
-        Line(text="990-", box=cell, confidence=0.73),
-        *_flat(page, FIGURE[:1]),
-    ]
-    content = PageContent(lines=lines)
+    content = PageContent(lines=[*_read_upside_down(page), *_flat(page, FIGURE[:1])])
 
     # WHEN lines on their side are read again THEN nothing is read again
-    read = read_upward_lines(content, PageImage(page=1, pixels=np.asarray(page)), recognizer)  # type: ignore[arg-type]
-    assert read == content
+    assert _read_again(content, page, recognizer) == content
 
 
 def test_text_that_reads_downward_and_a_lone_digit_keep_the_first_read(recognizer: object) -> None:
@@ -131,5 +135,4 @@ def test_text_that_reads_downward_and_a_lone_digit_keep_the_first_read(recognize
     content = PageContent(lines=lines)
 
     # WHEN lines on their side are read again THEN the first reads stand
-    read = read_upward_lines(content, PageImage(page=1, pixels=np.asarray(page)), recognizer)  # type: ignore[arg-type]
-    assert read == content
+    assert _read_again(content, page, recognizer) == content
