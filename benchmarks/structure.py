@@ -26,6 +26,7 @@ never asserted; written to benchmarks/results/structure.json.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import statistics
 import sys
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from benchmarks.corpora import structure_pages
+from benchmarks.corpora.fetch import source_path
 from benchmarks.reporting import write_results
 from benchmarks.structure_corpus import PreparedStructurePage, prepare
 from benchmarks.structure_peers import (
@@ -49,11 +51,13 @@ from benchmarks.structure_scoring import Grid, html_of_grid
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "structure.json"
-ENGINES: Final = ("structure", "structure-v6", "ppocrv5", "ppocrv6", "img2table")
+ENGINES: Final = ("structure", "structure-v6", "structure-pdf", "ppocrv5", "ppocrv6", "img2table")
 # engine → (model, text model) for this pipeline's engines.
 PIPELINE: Final = {
     "structure": ("PP-StructureV3", "PP-OCRv5"),
     "structure-v6": ("PP-StructureV3", "PP-OCRv6"),
+    # The born-digital page itself, as a user uploads it: its text and tables from the PDF.
+    "structure-pdf": ("PP-StructureV3", None),
     "ppocrv5": ("PP-OCRv5", None),
     "ppocrv6": ("PP-OCRv6", None),
 }
@@ -71,6 +75,18 @@ def grid_of_block(block: Any) -> Grid:
                 grid[r - 1][c - 1] = None
         grid[cell.row - 1][cell.column - 1] = cell.text
     return grid
+
+
+def _tables_of(page: Any) -> tuple[PeerTable, ...]:
+    """A page result's table blocks as the scoring's tables, with their boxes."""
+    tables = []
+    for block in page.blocks:
+        if block.type == "table" and block.label is not None:
+            grid = grid_of_block(block)
+            xs = [x for x, _ in block.box]
+            ys = [y for _, y in block.box]
+            tables.append(PeerTable(grid, html_of_grid(grid), (min(xs), min(ys), max(xs), max(ys))))
+    return tuple(tables)
 
 
 class PipelineEngine:
@@ -100,16 +116,32 @@ class PipelineEngine:
         outcome = ocr_document(image.read_bytes(), engine=self.reader, options=self.options)
         seconds = time.perf_counter() - tick
         (page,) = outcome.pages
-        tables = []
-        for block in page.blocks:
-            if block.type == "table" and block.label is not None:
-                grid = grid_of_block(block)
-                xs = [x for x, _ in block.box]
-                ys = [y for _, y in block.box]
-                tables.append(
-                    PeerTable(grid, html_of_grid(grid), (min(xs), min(ys), max(xs), max(ys)))
-                )
-        return PeerReading(tuple(tables), page.text, seconds, 0.0)
+        return PeerReading(_tables_of(page), page.text, seconds, 0.0)
+
+    def read_pdf(self, source: Path, number: int) -> PeerReading:
+        """The born-digital page `number` of `source`, cut out as a PDF of its own and read as
+        a job reads it (its text layer used where it covers the page); its boxes are in the
+        page's render pixels, at settings["scale"] pixels per point."""
+        import pypdfium2  # type: ignore[import-untyped]
+
+        from idp.document.ocr.pipeline import ocr_document
+        from idp.document.text_layer.page import page_layer
+
+        document = pypdfium2.PdfDocument(str(source))
+        single = pypdfium2.PdfDocument.new()
+        single.import_pages(document, [number - 1])
+        buffer = io.BytesIO()
+        single.save(buffer)
+        single.close()
+        document.close()
+        tick = time.perf_counter()
+        outcome = ocr_document(
+            buffer.getvalue(), engine=self.reader, options=self.options, page_layer=page_layer
+        )
+        seconds = time.perf_counter() - tick
+        (page,) = outcome.pages
+        scale = page.render.scale if page.render is not None else 2.0
+        return PeerReading(_tables_of(page), page.text, seconds, 0.0, settings={"scale": scale})
 
 
 GROUPS: Final = ("tuning", "held out", "new documents", "not tuned on")
@@ -205,6 +237,16 @@ def page_rows(results: dict[str, list[PeerPageResult]]) -> str:
     return "\n".join(lines)
 
 
+def _read_and_score(
+    engine: str, reader: PipelineEngine | Img2TableTesseract, page: PreparedStructurePage
+) -> PeerPageResult:
+    """The page read by `engine`: its damaged scan, or (structure-pdf) its born-digital PDF."""
+    if engine == "structure-pdf" and isinstance(reader, PipelineEngine):
+        reading = reader.read_pdf(source_path(page.page.source), page.page.page)
+        return score_reading(page, reading, pdf_scale=float(reading.settings["scale"]))
+    return score_reading(page, reader.read(page.image))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engines", default=",".join(ENGINES))
@@ -230,7 +272,7 @@ def main() -> None:
             reader = Img2TableTesseract()
         results[engine] = []
         for page in prepared:
-            result = score_reading(page, reader.read(page.image))
+            result = _read_and_score(engine, reader, page)
             results[engine].append(result)
             print(
                 f"  {engine} {page.page.id}: TEDS {_figure(result.tables.teds)}, "

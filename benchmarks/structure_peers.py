@@ -169,8 +169,25 @@ class PeerPageResult:
     text_seconds: float
 
 
-def score_reading(prepared: PreparedStructurePage, reading: PeerReading) -> PeerPageResult:
-    truth = [PageTable(table.grid, table.bbox_px) for table in prepared.tables]
+def score_reading(
+    prepared: PreparedStructurePage, reading: PeerReading, *, pdf_scale: float | None = None
+) -> PeerPageResult:
+    """The reading scored against the page's truth; `pdf_scale`, for a reading of the PDF page
+    itself, the pixels per point its boxes are in (else the damaged scan's pixels)."""
+    truth = [
+        PageTable(
+            table.grid,
+            table.bbox_px
+            if pdf_scale is None
+            else (
+                table.bbox_pt[0] * pdf_scale,
+                table.bbox_pt[1] * pdf_scale,
+                table.bbox_pt[2] * pdf_scale,
+                table.bbox_pt[3] * pdf_scale,
+            ),
+        )
+        for table in prepared.tables
+    ]
     found = [PageTable(table.grid, table.bbox) for table in reading.tables]
     page = prepared.page
     return PeerPageResult(

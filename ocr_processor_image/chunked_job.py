@@ -43,7 +43,7 @@ from idp.contract.results import PageResult, result_key
 from idp.contract.timestamps import ms, utc_now
 from idp.document.decode import open_document
 from idp.document.ocr.pipeline import ocr_document
-from idp.document.text_layer.page import text_layer_reader
+from idp.document.text_layer.page import job_layer_reader, text_layer_reader
 from idp.flow.chunks.fan_in import FanIn
 from idp.flow.chunks.plan import (
     ChunkPlan,
@@ -296,6 +296,7 @@ def _ocr_chunk(job: DispatchedJob, chunk: ChunkSpec, warm: WarmState) -> Partial
         last_page=source.last_page,
         page_offset=source.page_offset,
         read_page=text_layer_reader(job),
+        page_layer=job_layer_reader(job),
     )
     timings.update(outcome.timings_ms)
     if job.options.searchable_pdf:

@@ -31,7 +31,7 @@ from idp.contract.timestamps import ms
 from idp.contract.topology import PROCESSOR_TIMEOUT_SECONDS
 from idp.document.ocr.pipeline import ocr_document
 from idp.document.office.sheets import with_sheet_tables
-from idp.document.text_layer.page import text_layer_reader
+from idp.document.text_layer.page import job_layer_reader, text_layer_reader
 from idp.flow.chunks.plan import should_chunk
 from idp.flow.result_cache import ResultCache, cache_key
 from ocr_processor_image import chunked_job, endpoint
@@ -173,6 +173,7 @@ def _read_pages(
         options=job.options,
         max_pages=warm.settings.max_pages,
         read_page=text_layer_reader(job),
+        page_layer=job_layer_reader(job),
     )
     timings.update(outcome.timings_ms)
     return OcrResult.assemble(

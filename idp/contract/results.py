@@ -17,8 +17,9 @@ Point = tuple[float, float]
 Quad = tuple[Point, Point, Point, Point]
 # Degrees a page was turned counter-clockwise to read it upright (PaddleOCR's doc orientation).
 Rotation = Literal[0, 90, 180, 270]
-# Where a page's text came from: the PDF's own text layer, or OCR of its pixels.
-TextSource = Literal["text_layer", "ocr"]
+# Where a page's (or a block's) text came from: the PDF's own text layer, OCR of its pixels, or
+# both (a born-digital page whose figure labels only the pixels hold).
+TextSource = Literal["text_layer", "ocr", "mixed"]
 
 
 def result_key(job_id: str, name: str = names.RESULT_JSON) -> str:
@@ -88,6 +89,8 @@ class Block(BaseModel):
     lines: list[int] = Field(default_factory=list)  # indices into the page's lines, in order
     label: str | None = None  # the layout model's own label (PP-DocLayout's: doc_title, image, …)
     cells: list[TableCell] = Field(default_factory=list)  # a table's, row by row
+    # Where its text came from, where a layout job read a born-digital page from its PDF.
+    text_source: TextSource | None = None
 
 
 class Stage(BaseModel):

@@ -15,7 +15,7 @@ import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +36,9 @@ from idp.contract.names import MediaType
 from idp.contract.results import RenderInfo
 from idp.document import render_scale
 from idp.document.budgets import ImageBudgets, budgets
+
+if TYPE_CHECKING:
+    from idp.document.text_layer.page import PageLayer
 from idp.document.ink import page_ink, text_line_height
 from idp.document.media_types import detect_media_type
 
@@ -67,6 +70,9 @@ class PageImage:
     page: int
     pixels: npt.NDArray[np.uint8]
     render: RenderInfo | None = None  # how a PDF page was rasterized; None for raster images
+    # A born-digital page's text layer and rulings at the render's scale, where a layout job
+    # reads its text from the PDF (idp.document.text_layer.page.page_layer).
+    layer: PageLayer | None = None
 
     @property
     def width(self) -> int:

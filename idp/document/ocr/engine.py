@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from idp.contract.errors import ENGINE_FAULTS, EngineFailure
-from idp.contract.results import Block, EngineInfo, Line, OrientationCheck, Rotation, Stage
+from idp.contract.results import Block, EngineInfo, Line, OrientationCheck, Quad, Rotation, Stage
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,6 +40,7 @@ class PageContent:
     # of its pipeline as they ran.
     layout_regions: int | None = None
     stages: list[Stage] = field(default_factory=list)
+    read_from_layer: bool = False  # its text is a born-digital page's own (steps.born_digital)
 
 
 class OcrEngine(Protocol):
@@ -76,6 +77,36 @@ class LineReader(Protocol):
 
     def read_lines(self, lines: Sequence[Pixels]) -> list[tuple[str, float]]:
         """Text and confidence of each RGB line image."""
+        ...
+
+
+@dataclass(frozen=True)
+class LayoutRegion:
+    """A region a layout model found on a page: its label (PP-DocLayout's names), its box in
+    the page's pixels, and the model's score."""
+
+    label: str
+    box: Quad
+    score: float
+
+
+@runtime_checkable
+class LayoutEngine(OcrEngine, Protocol):
+    """An engine whose layout model and text reader can run on their own: the page path reads a
+    born-digital page's text from its PDF and asks the engine only for its regions, and for the
+    text of a region the PDF holds none of (steps.born_digital)."""
+
+    def detect_layout(self, page: PageImage) -> list[LayoutRegion]:
+        """The page's regions, as the engine's layout model finds them."""
+        ...
+
+    def read_region(self, page: PageImage, box: Quad) -> list[Line]:
+        """The text lines in a box of the page (detection and recognition), in page pixels."""
+        ...
+
+    @property
+    def layout_stages(self) -> list[Stage]:
+        """The stages of the engine's own pipeline that such a page still runs (its layout)."""
         ...
 
 

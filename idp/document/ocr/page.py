@@ -5,6 +5,10 @@
    missed text → split gutters → index lists → reading order → amount rows;
 2. verdict, and a second read where doubtful.
 
+A layout engine's born-digital page (its PDF text layer covers it) is read from the PDF
+instead: the engine's layout, the layer's text and tables (steps.born_digital), then the
+verdict.
+
 The steps (idp.document.ocr.steps) take what an engine recognized and know nothing of the engine.
 An engine that finds a page's layout itself (PP-StructureV3, PaddleOCR-VL: its content has
 blocks) keeps its own order; the steps that read line images again run for an engine that can
@@ -18,15 +22,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
-from idp.contract.results import EngineInfo, PageQuality, PageResult
+from idp.contract.results import EngineInfo, PageQuality, PageResult, TextSource
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import (
+    LayoutEngine,
     LineReader,
     MultiPageEngine,
     OcrEngine,
     PageContent,
     TextDetectorEngine,
 )
+from idp.document.ocr.steps.born_digital import read_born_digital
 from idp.document.ocr.steps.gutters import split_at_gutters
 from idp.document.ocr.steps.index_lists import split_index_lists
 from idp.document.ocr.steps.missed_text import read_missed_text
@@ -92,7 +98,8 @@ def read_pages(reader: Reader, images: Sequence[PageImage], render_again: Render
     for image, content in zip(images, contents, strict=True):
         quality = assess_page(image.pixels, content, image.render, number_floor=floor)  # verdict
         kept = (image, content, quality)
-        if retry_scale(image, quality) is not None:  # second read where doubtful
+        # Second read where doubtful (a page read from its PDF has nothing more to give).
+        if image.layer is None and retry_scale(image, quality) is not None:
             tick = time.perf_counter()
             kept = _read_again(reader, *kept, render_again)
             done.retry_s += time.perf_counter() - tick
@@ -113,7 +120,11 @@ def _read_all(reader: Reader, images: Sequence[PageImage]) -> list[PageContent]:
 
 def read_page(reader: Reader, image: PageImage) -> PageContent:
     """One page read upright (where the reader checks orientation), every box on the page as
-    uploaded: orientation reads the page as given at the rotations it weighs, and keeps one."""
+    uploaded: orientation reads the page as given at the rotations it weighs, and keeps one. A
+    born-digital page of a layout job takes its text from its PDF instead (steps.born_digital):
+    its layer is upright as the page is rendered."""
+    if image.layer is not None and isinstance(reader.engine, LayoutEngine):
+        return read_born_digital(image, image.layer, reader.engine)
     read = partial(read_as_given, reader.engine)
     if reader.orientation is None:
         return read(image)
@@ -195,4 +206,13 @@ def _page_result(image: PageImage, content: PageContent, quality: PageQuality) -
         render=image.render,
         quality=quality,
         stages=content.stages,
+        text_source=_text_source(content),
     )
+
+
+def _text_source(content: PageContent) -> TextSource:
+    """The page's: the layer's where every block's text came from it, "mixed" where some did."""
+    sources = {block.text_source for block in content.blocks if block.text_source is not None}
+    if not sources or sources == {"ocr"}:
+        return "ocr"
+    return "text_layer" if sources == {"text_layer"} else "mixed"

@@ -10,16 +10,16 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from idp.contract import names
 from idp.contract.jobs import JobOptions
 from idp.contract.names import MediaType
 from idp.contract.results import PageResult, SourceInfo
-from idp.document.decode import PageImage, open_document
+from idp.document.decode import Document, PageImage, open_document
 from idp.document.ocr.engine import MultiPageEngine, OcrEngine
 from idp.document.ocr.page import Reader, read_pages
-from idp.document.text_layer.page import PageReader
+from idp.document.text_layer.page import LayerReader, PageReader
 
 
 @dataclass
@@ -59,6 +59,7 @@ def ocr_document(
     page_offset: int = 0,
     on_pages_done: Callable[[int], None] | None = None,
     read_page: PageReader | None = None,
+    page_layer: LayerReader | None = None,
 ) -> DocumentOcr:
     """OCR every page of a PDF/PNG/JPEG/TIFF/BMP/WEBP document, each page read step by step by
     idp.document.ocr.page (verdict and second read included). A bare engine reads pages as
@@ -79,6 +80,8 @@ def ocr_document(
     `read_page` (idp.document.text_layer.page.page_reader) sees each PDF page first: a page it
     returns is taken as it is (read from the text layer, never rasterized at full size nor
     OCR'd); a page it declines (None) is OCR'd. Pages stay in document order either way.
+    `page_layer` (text_layer.page.layer_reader, for a layout model) gives a rendered PDF page
+    its text layer and rulings where the layer covers it, for the page path to read it from.
     """
     reader = engine if isinstance(engine, Reader) else Reader(engine)
     sha256 = hashlib.sha256(data).hexdigest()
@@ -121,15 +124,13 @@ def ocr_document(
                     if on_pages_done is not None:
                         on_pages_done(len(pages))
                     continue
-            tick = time.perf_counter()
-            batch.append(document.page_image(number))
-            seconds["rasterize"] += time.perf_counter() - tick
+            batch.append(_page_image(document, number, page_layer, seconds))
             if len(batch) >= max(1, batch_size):
                 recognize_batch()
         recognize_batch()
         facts = document.facts
     timings = {"open": open_s, **seconds}
-    if read_page is None:
+    if read_page is None and page_layer is None:
         del timings["text_layer"]
     if orientation_ms:
         timings["orientation"] = orientation_ms / 1000
@@ -145,3 +146,19 @@ def ocr_document(
             if value or stage != "retry"  # "retry" only where a page was read again
         },
     )
+
+
+def _page_image(
+    document: Document, number: int, page_layer: LayerReader | None, seconds: dict[str, float]
+) -> PageImage:
+    """The page's image; a PDF page's with its layer where `page_layer` gives one. What each
+    costs is added to `seconds`."""
+    tick = time.perf_counter()
+    image = document.page_image(number)
+    seconds["rasterize"] += time.perf_counter() - tick
+    if page_layer is not None and image.render is not None:
+        tick = time.perf_counter()
+        with document.pdf_page(number) as pdf_page:
+            image = replace(image, layer=page_layer(pdf_page, image.render.scale))
+        seconds["text_layer"] += time.perf_counter() - tick
+    return image

@@ -25,6 +25,7 @@ Box = tuple[float, float, float, float]  # left, top, right, bottom in rendered 
 class LayerWord:
     text: str
     box: Box
+    line: int = -1  # the index of its line in the layer (TextLayer.lines)
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def extract_text_layer(page: Any, *, scale: float) -> TextLayer:
     layer = TextLayer(width=width, height=height)
     textpage = page.get_textpage()
     try:
-        to_pixels = _PageToPixels(page.raw, width, height)
+        to_pixels = PageToPixels(page.raw, width, height)
         raw = textpage.raw
         left, bottom, right, top = (ctypes.c_double() for _ in range(4))
         modes: dict[int, int] = {}
@@ -75,7 +76,7 @@ def extract_text_layer(page: Any, *, scale: float) -> TextLayer:
             nonlocal line, line_box, char_boxes
             text = normalize_line("".join(line))
             if text and line_box is not None and line_visible:
-                words = _words(line, char_boxes, text, to_pixels)
+                words = _words(line, char_boxes, text, to_pixels, len(layer.lines))
                 layer.lines.append(LayerLine(text=text, box=to_pixels.box(line_box), words=words))
             line, line_box, char_boxes = [], None, []
 
@@ -113,7 +114,11 @@ def extract_text_layer(page: Any, *, scale: float) -> TextLayer:
 
 
 def _words(
-    chars: list[str], boxes: list[list[float] | None], text: str, to_pixels: _PageToPixels
+    chars: list[str],
+    boxes: list[list[float] | None],
+    text: str,
+    to_pixels: PageToPixels,
+    line: int,
 ) -> tuple[LayerWord, ...]:
     """The line's words, each boxed by its glyphs; () unless they read as the line's `text`."""
     words: list[LayerWord] = []
@@ -127,7 +132,7 @@ def _words(
             continue
         word_text = normalize_line("".join(word))
         if word_text and word_box is not None:
-            words.append(LayerWord(text=word_text, box=to_pixels.box(word_box)))
+            words.append(LayerWord(text=word_text, box=to_pixels.box(word_box), line=line))
         word, word_box = [], None
     if " ".join(word.text for word in words) != text:
         return ()
@@ -148,7 +153,7 @@ def _union(a: list[float], b: list[float]) -> list[float]:
     return [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
 
 
-class _PageToPixels:
+class PageToPixels:
     """PDF user space → rendered pixels, through the renderer's own display matrix."""
 
     def __init__(self, page: Any, width: int, height: int) -> None:

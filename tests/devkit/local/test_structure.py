@@ -1,9 +1,12 @@
 """PP-StructureV3 end to end, offline, through `idp local run`: PaddleOCR's own pipeline on real
 weights for every stage it runs (the CDLA layout model in PP-DocLayout's place), on a real
-two-column page and a real table page (tests/samples: licences in its README)."""
+two-column scan and real born-digital table pages (tests/samples: licences in its README). A
+born-digital page takes its text and tables from its PDF; `--text-layer ocr` reads it from its
+pixels as a scan."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import re
@@ -29,21 +32,30 @@ MTCARS = SAMPLES / "tables" / "mtcars.pdf"
 LINEPLOT = SAMPLES / "tables" / "reportlab-lineplot.pdf"
 
 
-def _truth_rows(csv: Path) -> list[list[str]]:
-    return [row.split(",") for row in csv.read_text().strip().splitlines()]
+def _truth_rows(table: Path) -> list[list[str]]:
+    with table.open(encoding="utf-8", newline="") as rows:
+        return [[value.strip() for value in row] for row in csv.reader(rows)]
+
+
+def _run(tmp: Path, *files: Path, text_layer: str = "auto") -> dict[str, dict[str, Any]]:
+    done = idp_cli(
+        "local", "run", *map(str, files), "--model", "PP-StructureV3", "--text-layer", text_layer,
+        "--json", "--out", str(tmp), "--overlay-page", "0",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return {Path(row["file"]).name: row for row in json.loads(done.stdout)}
 
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     """`idp local run --model PP-StructureV3` on the three pages; each file's row."""
-    out = tmp_path_factory.mktemp("structure")
-    done = idp_cli(
-        "local", "run", str(TWO_COLUMNS), str(MTCARS), str(LINEPLOT), "--model", "PP-StructureV3",
-        "--json", "--out", str(out), "--overlay-page", "0",
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    rows = json.loads(done.stdout)
-    return {Path(row["file"]).name: row for row in rows}
+    return _run(tmp_path_factory.mktemp("structure"), TWO_COLUMNS, MTCARS, LINEPLOT)
+
+
+@pytest.fixture(scope="module")
+def scanned(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """The ReportLab page read from its pixels (`--text-layer ocr`), as a scan of it would be."""
+    return _run(tmp_path_factory.mktemp("scanned"), LINEPLOT, text_layer="ocr")
 
 
 def _files(row: dict[str, Any]) -> Path:
@@ -64,7 +76,30 @@ def test_both_pages_complete_offline_with_typed_blocks(ran: dict[str, dict[str, 
         assert all(block["type"] == "text" for block in unlabelled)
         stages = {stage["name"]: stage for stage in page["stages"]}
         assert stages["layout"]["substitute_for"] == "PP-DocLayout_plus-L"
-        assert stages["table"]["model"] == "SLANet_plus"
+        if page["text_source"] == "ocr":  # the scan: PaddleOCR's table model
+            assert stages["table"]["model"] == "SLANet_plus"
+        else:  # a born-digital page: its text and tables from its PDF, every block's
+            assert page["text_source"] == "text_layer"
+            assert {block["text_source"] for block in page["blocks"]} == {"text_layer"}
+            assert stages["text"]["note"] == "the PDF's text layer"
+            assert "ocr" not in stages
+
+
+def test_the_born_digital_table_gives_every_cell_of_the_pdf_exactly(
+    ran: dict[str, dict[str, Any]],
+) -> None:
+    # GIVEN tabula-py's mtcars page and its own CSV of the table
+    result = json.loads(Path(ran["mtcars.pdf"]["result"]).read_text())
+    truth = _truth_rows(SAMPLES / "tables" / "mtcars.csv")
+
+    # THEN the table's cells are the CSV's, every one of them, in their places
+    (table,) = [block for block in result["pages"][0]["blocks"] if block["type"] == "table"]
+    grid = [["" for _ in truth[0]] for _ in truth]
+    for cell in table["cells"]:
+        assert (cell["row_span"], cell["column_span"]) == (1, 1)
+        grid[cell["row"] - 1][cell["column"] - 1] = cell["text"]
+    assert grid == truth
+    assert result["pages"][0]["quality"]["verdict"] == "ok"
 
 
 def test_the_table_page_gives_its_cells_a_markdown_table_and_textractor_rows(
@@ -87,7 +122,7 @@ def test_the_table_page_gives_its_cells_a_markdown_table_and_textractor_rows(
         for r, row in enumerate(truth)
         for c, value in enumerate(row)
     )
-    assert exact >= 0.95 * 33 * 12
+    assert exact == 33 * 12
     # AND result.md has it as a Markdown table
     markdown = (files / "result.md").read_text()
     assert "| Mazda RX4 | 21.0 | 6 | 160.0 | 110 |" in markdown
@@ -116,7 +151,7 @@ def test_the_table_page_gives_its_cells_a_markdown_table_and_textractor_rows(
 
 
 def test_a_ruled_table_the_layout_model_calls_a_figure_is_found_and_read_by_its_grid(
-    ran: dict[str, dict[str, Any]],
+    scanned: dict[str, dict[str, Any]],
 ) -> None:
     # GIVEN ReportLab's page of a chart, its code and a ruled 9 x 2 property table, which the
     # CDLA layout model covers with one figure; its true cells from its own text layer
@@ -124,7 +159,7 @@ def test_a_ruled_table_the_layout_model_calls_a_figure_is_found_and_read_by_its_
 
     with pdfplumber.open(LINEPLOT) as pdf:
         (truth,) = [t.extract() for t in pdf.pages[0].find_tables() if len(t.rows) > 2]
-    result = json.loads(Path(ran["reportlab-lineplot.pdf"]["result"]).read_text())
+    result = json.loads(Path(scanned["reportlab-lineplot.pdf"]["result"]).read_text())
     (page,) = result["pages"]
 
     # THEN the table is a block of its own, below the figure, read from its ruling lines
@@ -161,3 +196,24 @@ def test_the_two_column_page_reads_column_by_column(ran: dict[str, dict[str, Any
     )
     assert "England; there were a king" in result["markdown"]
     assert result["pages"][0]["quality"]["verdict"] == "ok"
+
+
+def test_a_born_digital_table_the_layout_model_calls_a_figure_is_found_by_its_rulings(
+    ran: dict[str, dict[str, Any]],
+) -> None:
+    # GIVEN ReportLab's page of a chart and a ruled property table, as its PDF, and the
+    # table's cells from its own text layer
+    import pdfplumber
+
+    with pdfplumber.open(LINEPLOT) as pdf:
+        (truth,) = [t.extract() for t in pdf.pages[0].find_tables() if len(t.rows) > 2]
+    result = json.loads(Path(ran["reportlab-lineplot.pdf"]["result"]).read_text())
+    (page,) = result["pages"]
+
+    # THEN its ruling lines make it a table block of its own, its cells the PDF's words
+    (table,) = [block for block in page["blocks"] if block["type"] == "table"]
+    grid = {(cell["row"], cell["column"]): cell["text"] for cell in table["cells"]}
+    assert (max(r for r, _ in grid), max(c for _, c in grid)) == (len(truth), len(truth[0]))
+    for r, row in enumerate(truth):
+        for c, value in enumerate(row):
+            assert grid[(r + 1, c + 1)] == " ".join((value or "").split())

@@ -19,9 +19,10 @@ import numpy as np
 from idp.contract.errors import EngineFailure, ModelUnavailable
 from idp.contract.jobs import JobOptions
 from idp.contract.names import OcrModel
-from idp.contract.results import EngineInfo
+from idp.contract.quads import bounds
+from idp.contract.results import EngineInfo, Line, Quad, Stage
 from idp.document.decode import PageImage
-from idp.document.ocr.engine import OcrEngine, PageContent, failures_on_page
+from idp.document.ocr.engine import LayoutRegion, OcrEngine, PageContent, failures_on_page
 from idp.document.ocr.models.catalogue import DOC_ORIENTATION_MODEL, TEXTLINE_ORIENTATION_MODEL
 from idp.document.ocr.models.choice import (
     ModelDirs,
@@ -45,7 +46,7 @@ from idp.document.ocr.paddle.environment import (
     use_libyaml_for_model_configs,
 )
 from idp.document.ocr.paddle.kwargs import choose_runtime, engine_kwargs
-from idp.document.ocr.paddle.output import lines_from_ocr, structure_page_content
+from idp.document.ocr.paddle.output import lines_from_ocr, quad_from_points, structure_page_content
 from idp.document.ocr.paddle.structure import (
     StructurePlan,
     ocr_runtime,
@@ -162,6 +163,54 @@ class PPStructureV3Engine(_PaddlePipelineEngine):
         """Text and confidence of each RGB line image: its OCR's recognizer alone."""
         ocr = self._pipeline.paddlex_pipeline.general_ocr_pipeline
         return _read_line_images(ocr.text_rec_model, lines)
+
+    def detect_layout(self, page: PageImage) -> list[LayoutRegion]:
+        """The page's regions from the pipeline's own layout model (or its substitute), with the
+        thresholds, NMS and merge modes the pipeline configured it with."""
+        model = self._pipeline.paddlex_pipeline.layout_det_model
+        with failures_on_page(self.layout_model, page.page):
+            (result,) = list(model([_to_bgr(page)]))
+        return [
+            LayoutRegion(
+                label=str(box["label"]),
+                box=quad_from_points(box["coordinate"], page.width, page.height),
+                score=float(box["score"]),
+            )
+            for box in result["boxes"]
+        ]
+
+    def read_region(self, page: PageImage, box: Quad) -> list[Line]:
+        """The text lines in `box` (the pipeline's own detection and recognition), in the
+        page's pixels."""
+        left, top, right, bottom = (round(v) for v in bounds(box))
+        left, top = max(left, 0), max(top, 0)
+        right, bottom = min(right, page.width), min(bottom, page.height)
+        if right - left < 2 or bottom - top < 2:
+            return []
+        crop = PageImage(page=page.page, pixels=page.pixels[top:bottom, left:right])
+        ocr = self._pipeline.paddlex_pipeline.general_ocr_pipeline
+        with failures_on_page(", ".join(self._info.models), page.page):
+            (result,) = list(ocr([_to_bgr(crop)]))
+        return [
+            line.model_copy(update={"box": _moved(line.box, left, top), "words": []})
+            for line in lines_from_ocr(result, crop.width, crop.height)
+        ]
+
+    @property
+    def layout_model(self) -> str:
+        stage = next((s for s in self.layout_stages if s.model), None)
+        return stage.model if stage is not None and stage.model else "layout model"
+
+    @property
+    def layout_stages(self) -> list[Stage]:
+        if self._plan is None:
+            return []
+        return [stage for stage in self._plan.stages if stage.name == "layout"]
+
+
+def _moved(quad: Quad, dx: float, dy: float) -> Quad:
+    a, b, c, d = ((x + dx, y + dy) for x, y in quad)
+    return (a, b, c, d)
 
 
 def _read_line_images(

@@ -112,23 +112,11 @@ def assess_page(
         lengths, thicknesses = _line_extents(lines)
         height = float(np.median(np.minimum(lengths, thicknesses)))
         upright = float(np.mean(thicknesses > UPRIGHT_RATIO * lengths))
-        if mean < MIN_MEAN_CONFIDENCE:
-            reasons.add(ReviewReason.LOW_CONFIDENCE)
-        if (
-            p10 < MIN_P10_CONFIDENCE
-            and low >= MIN_LOW_CONFIDENCE_LINES
-            and low / len(lines) > MAX_LOW_CONFIDENCE_SHARE
-        ):
-            reasons.add(ReviewReason.MANY_UNREADABLE_LINES)
-        if height < MIN_LINE_PX:
-            reasons.add(ReviewReason.TEXT_TOO_SMALL)
         detected = None if content.detector_scale is None else height * content.detector_scale
-        if detected is not None and detected < MIN_DETECTED_LINE_PX:
-            reasons.add(ReviewReason.TEXT_SHRUNK)
-        if upright > MAX_UPRIGHT_SHARE:
-            reasons.add(ReviewReason.TEXT_VERTICAL)
-        if _scan_too_coarse(render, height):
-            reasons.add(ReviewReason.LOW_RESOLUTION)
+        if not content.read_from_layer:  # the layer's text is exact, whatever its pixels
+            reasons |= _reading_doubts(mean, p10, low, len(lines), height, detected, upright)
+            if _scan_too_coarse(render, height):
+                reasons.add(ReviewReason.LOW_RESOLUTION)
         quality = quality.model_copy(
             update={
                 "mean_confidence": round(mean, 3),
@@ -140,6 +128,34 @@ def assess_page(
         )
     ordered = [reason for reason in ReviewReason if reason in reasons]
     return quality.model_copy(update={"verdict": "review" if ordered else "ok", "reasons": ordered})
+
+
+def _reading_doubts(
+    mean: float,
+    p10: float,
+    low: int,
+    count: int,
+    height: float,
+    detected: float | None,
+    upright: float,
+) -> set[ReviewReason]:
+    """What the lines' confidences and sizes say of how well the pixels were read."""
+    doubts: set[ReviewReason] = set()
+    if mean < MIN_MEAN_CONFIDENCE:
+        doubts.add(ReviewReason.LOW_CONFIDENCE)
+    if (
+        p10 < MIN_P10_CONFIDENCE
+        and low >= MIN_LOW_CONFIDENCE_LINES
+        and low / count > MAX_LOW_CONFIDENCE_SHARE
+    ):
+        doubts.add(ReviewReason.MANY_UNREADABLE_LINES)
+    if height < MIN_LINE_PX:
+        doubts.add(ReviewReason.TEXT_TOO_SMALL)
+    if detected is not None and detected < MIN_DETECTED_LINE_PX:
+        doubts.add(ReviewReason.TEXT_SHRUNK)
+    if upright > MAX_UPRIGHT_SHARE:
+        doubts.add(ReviewReason.TEXT_VERTICAL)
+    return doubts
 
 
 def _numbers_read(lines: Sequence[Line], floor: float) -> tuple[int | None, list[str]]:

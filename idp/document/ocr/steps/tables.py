@@ -120,3 +120,24 @@ def markdown_table(cells: Sequence[TableCell]) -> str:
     lines = ["| " + " | ".join(grid[0]) + " |", "|" + "---|" * columns]
     lines += ["| " + " | ".join(row) + " |" for row in grid[1:]]
     return "\n".join(lines)
+
+
+def html_table(cells: Sequence[TableCell]) -> str:
+    """The cells as an HTML table (PP-StructureV3's form: rows of td, spans as attributes), the
+    inverse of `cells_of_html`."""
+    rows: dict[int, list[TableCell]] = {}
+    for cell in sorted(cells, key=lambda c: (c.row, c.column)):
+        rows.setdefault(cell.row, []).append(cell)
+    parts = ["<table>"]
+    for number in range(1, grid_size(cells)[0] + 1):
+        parts.append("<tr>")
+        for cell in rows.get(number, []):
+            spans = "".join(
+                f' {name}="{value}"'
+                for name, value in (("rowspan", cell.row_span), ("colspan", cell.column_span))
+                if value > 1
+            )
+            parts.append(f"<td{spans}>{html.escape(cell.text)}</td>")
+        parts.append("</tr>")
+    parts.append("</table>")
+    return "".join(parts)

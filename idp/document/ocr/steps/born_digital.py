@@ -1,0 +1,241 @@
+"""A born-digital page read by a layout engine from what its PDF holds: the layout from the
+rendered page, the text from the text layer, the tables from the layer's words and ruling lines.
+
+The engine's layout model finds the regions; the tables the page's rulings draw are added where
+it missed them (text_layer.table_regions), and the regions they cover give way. Each region takes
+the layer's words that lie in it: a table's make its grid and fill its cells
+(text_layer.tables), any other's make its lines. A region the layer holds no word of (a figure's
+labels drawn as pixels, a scanned insert) is read by the engine's own OCR, and only that. Each
+block says where its text came from (Block.text_source); the page's stages say what ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from idp.contract.quads import area, bounds, centre, contains, hull, overlap
+from idp.contract.results import Block, Line, Quad, Stage, TextSource, Word
+from idp.document.decode import PageImage
+from idp.document.ocr.engine import LayoutEngine, PageContent
+from idp.document.ocr.steps.regions import LABEL_TYPES, Region, lay_out
+from idp.document.ocr.steps.tables import html_table
+from idp.document.text_layer.extract import LayerLine, LayerWord
+from idp.document.text_layer.page import PageLayer
+from idp.document.text_layer.table_regions import ruled_tables
+from idp.document.text_layer.tables import Box, read_table, text_lines
+
+TEXT_STAGE: Final = Stage(name="text", model=None, note="the PDF's text layer")
+TABLE_STAGE: Final = Stage(
+    name="table", model=None, note="the PDF's words and ruling lines (text_layer.tables)"
+)
+# A layout region this much inside a table the rulings draw is part of that table.
+_WITHIN_TABLE: Final = 0.6
+_TABLE_LABELS: Final = frozenset({"table"})
+# A table region holding this many of the page's other drawings (curves, slanted lines) is a
+# chart's: docs/thresholds.md#text-layer-tables.
+_CHART_DRAWINGS: Final = 3
+
+
+@dataclass(frozen=True)
+class _Read:
+    order: int  # the region's place in the layout's reading order
+    region: Region
+    lines: list[Line]
+    source: TextSource
+
+
+def read_born_digital(image: PageImage, layer: PageLayer, engine: LayoutEngine) -> PageContent:
+    """The page's blocks and lines, its text from the layer (module docstring)."""
+    found = engine.detect_layout(image)
+    regions = [(r.label, r.box) for r in found]
+    regions = reading_order(_with_ruled_tables(regions, layer, image.width))
+    words = layer.words
+    reads: list[_Read] = []
+    ocr_used = False
+    claimed: set[int] = set()
+    for order, found_label, box in _innermost_first(regions):
+        own = [i for i, w in enumerate(words) if i not in claimed and _inside(box, w.box)]
+        claimed.update(own)
+        label = found_label
+        if label in _TABLE_LABELS and _drawn_in(box, layer) >= _CHART_DRAWINGS:
+            label = "chart"  # a plot's gridlines and labels, drawn among curves: no table
+        if label in _TABLE_LABELS and own:
+            reads += _table_reads(order, box, [words[i] for i in own], layer)
+        elif own:
+            lines = _lines_of(layer.layer.lines, {id(words[i]) for i in own})
+            reads.append(_Read(order, Region(label=label, box=box), lines, "text_layer"))
+        else:
+            lines = engine.read_region(image, box)
+            ocr_used = ocr_used or bool(lines)
+            reads.append(_Read(order, Region(label=label, box=box), lines, "ocr"))
+    loose = _lines_of(layer.layer.lines, {id(w) for i, w in enumerate(words) if i not in claimed})
+    ordered = sorted(reads, key=lambda read: read.order)
+    lines = [line for read in ordered for line in read.lines] + loose
+    sources = {id(line): read.source for read in ordered for line in read.lines}
+    laid = lay_out([read.region for read in ordered], lines)
+    blocks = [_sourced(block, laid.lines, sources) for block in laid.blocks]
+    stages = [*engine.layout_stages, TEXT_STAGE, TABLE_STAGE]
+    if ocr_used:
+        stages.append(Stage(name="ocr", model=engine.info.models[-1], note="regions with no text"))
+    return PageContent(
+        lines=laid.lines,
+        blocks=blocks,
+        markdown=laid.markdown or None,
+        layout_regions=len(found),
+        stages=stages,
+        read_from_layer=True,
+    )
+
+
+def _with_ruled_tables(
+    regions: list[tuple[str, Quad]], layer: PageLayer, width: int
+) -> list[tuple[str, Quad]]:
+    """The layout's regions with the tables the rulings draw: a found table no layout table
+    overlaps is added, and the regions lying in it are dropped."""
+    tables = ruled_tables(layer.rulings, layer.words, width)
+    kept = list(regions)
+    for table in tables:
+        quad = _quad(table)
+        if any(
+            (label in _TABLE_LABELS and _share_inside(bounds(box), table) > 0.5)
+            or (label in _TABLE_LABELS and _share_inside(table, bounds(box)) > 0.5)
+            for label, box in kept
+        ):
+            continue
+        kept = [
+            (label, box) for label, box in kept if _share_inside(bounds(box), table) < _WITHIN_TABLE
+        ]
+        kept.append(("table", quad))
+    return kept
+
+
+def reading_order(regions: Sequence[tuple[str, Quad]]) -> list[tuple[str, Quad]]:
+    """The regions as a person reads them: headers first, footers last, the rest by recursive
+    XY-cut (a gap across the page reads top to bottom, a gutter down it left to right)."""
+    head = [r for r in regions if LABEL_TYPES.get(r[0]) == "header"]
+    foot = [r for r in regions if LABEL_TYPES.get(r[0]) == "footer"]
+    body = [r for r in regions if r not in head and r not in foot]
+    return [*_xy_cut(head), *_xy_cut(body), *_xy_cut(foot)]
+
+
+def _by_top(regions: Sequence[tuple[str, Quad]]) -> list[tuple[str, Quad]]:
+    return sorted(regions, key=lambda r: (bounds(r[1])[1], bounds(r[1])[0]))
+
+
+def _xy_cut(regions: Sequence[tuple[str, Quad]]) -> list[tuple[str, Quad]]:
+    if len(regions) <= 1:
+        return list(regions)
+    for axis in (1, 0):  # rows across the page first, then columns
+        parts = _cut(regions, axis)
+        if len(parts) > 1:
+            return [region for part in parts for region in _xy_cut(part)]
+    return _by_top(regions)
+
+
+def _cut(regions: Sequence[tuple[str, Quad]], axis: int) -> list[list[tuple[str, Quad]]]:
+    """The regions in groups that a gap along `axis` (1: y, 0: x) parts, in order."""
+    spans = sorted(regions, key=lambda r: bounds(r[1])[axis])
+    groups: list[list[tuple[str, Quad]]] = []
+    reach = float("-inf")
+    for region in spans:
+        box = bounds(region[1])
+        if not groups or box[axis] >= reach:
+            groups.append([region])
+        else:
+            groups[-1].append(region)
+        reach = max(reach, box[axis + 2])
+    return groups
+
+
+def _innermost_first(regions: Sequence[tuple[str, Quad]]) -> list[tuple[int, str, Quad]]:
+    """Each region with its place in reading order, smaller regions first: they claim their
+    words before the regions around them."""
+    numbered = [(order, label, box) for order, (label, box) in enumerate(regions)]
+    return sorted(numbered, key=lambda region: area(bounds(region[2])))
+
+
+def _table_reads(order: int, box: Quad, words: list[LayerWord], layer: PageLayer) -> list[_Read]:
+    """The table region's read: its table, and the region's words it left out (a caption, the
+    code above it) as text after it."""
+    table = read_table(bounds(box), words, layer.rulings)
+    if table is None:  # cannot be: the region holds words
+        return [_Read(order, Region(label="table", box=box), [], "text_layer")]
+    cells = table.cells
+    held = {id(word) for word in table.words}
+    lines = [
+        _line(members)
+        for cell in cells
+        if cell.box is not None
+        for members in _cell_lines([w for w in words if id(w) in held], cell.box)
+    ]
+    region = Region(
+        label="table",
+        box=hull([cell.box for cell in cells if cell.box is not None]) if cells else box,
+        html=html_table(cells),
+        cell_boxes=[cell.box for cell in cells],
+    )
+    reads = [_Read(order, region, lines, "text_layer")]
+    rest = [word for word in words if id(word) not in held]
+    if rest:
+        text = _lines_of(layer.layer.lines, {id(word) for word in rest})
+        region = Region(label="text", box=hull([line.box for line in text]))
+        reads.append(_Read(order, region, text, "text_layer"))
+    return reads
+
+
+def _cell_lines(words: list[LayerWord], box: Quad) -> list[list[LayerWord]]:
+    inside = [word for word in words if contains(box, centre(_quad(word.box)))]
+    by_id = {id(word): word for word in inside}
+    return [[by_id[id(word)] for word in line.words] for line in text_lines(inside)]
+
+
+def _lines_of(lines: Sequence[LayerLine], chosen: set[int]) -> list[Line]:
+    """The layer's lines, each cut to its chosen words (a line across two regions gives each
+    its own part)."""
+    parts = []
+    for line in lines:
+        words = [word for word in line.words if id(word) in chosen]
+        if words:
+            parts.append(_line(words))
+    return parts
+
+
+def _line(words: Sequence[LayerWord]) -> Line:
+    return Line(
+        text=" ".join(word.text for word in words),
+        box=hull([_quad(word.box) for word in words]),
+        confidence=1.0,
+        words=[Word(text=word.text, box=_quad(word.box), confidence=1.0) for word in words],
+    )
+
+
+def _sourced(block: Block, lines: Sequence[Line], sources: dict[int, TextSource]) -> Block:
+    found = {sources.get(id(lines[index]), "text_layer") for index in block.lines}
+    source: TextSource | None = None
+    if found:
+        source = found.pop() if len(found) == 1 else "mixed"
+    return block.model_copy(update={"text_source": source})
+
+
+def _drawn_in(box: Quad, layer: PageLayer) -> int:
+    """How many of the page's drawings (curves, slanted lines) lie in the box."""
+    return sum(
+        contains(box, ((left + right) / 2, (top + bottom) / 2))
+        for left, top, right, bottom in layer.drawings
+    )
+
+
+def _quad(box: Box) -> Quad:
+    left, top, right, bottom = box
+    return ((left, top), (right, top), (right, bottom), (left, bottom))
+
+
+def _inside(box: Quad, word: Box) -> bool:
+    return contains(box, ((word[0] + word[2]) / 2, (word[1] + word[3]) / 2))
+
+
+def _share_inside(box: Box, outer: Box) -> float:
+    size = area(box)
+    return overlap(box, outer) / size if size > 0 else 0.0

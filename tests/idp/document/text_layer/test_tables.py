@@ -1,0 +1,168 @@
+"""Born-digital tables read from their PDF's words and ruling lines (idp.document.text_layer
+.tables, .rulings, .table_regions): the grid a reader sees, whatever the table's rules."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+
+import pypdfium2  # type: ignore[import-untyped]
+import pytest
+
+from devkit.synthetic_tables import Cell, TablePage, table_page
+from idp.contract.results import TableCell
+from idp.document.text_layer.extract import extract_text_layer
+from idp.document.text_layer.rulings import extract_rulings
+from idp.document.text_layer.table_regions import ruled_tables
+from idp.document.text_layer.tables import LayerTable, read_table
+from tests.paths import SAMPLES
+
+SCALE = 2.0
+WIDTHS = (60.0, 220.0, 50.0, 60.0)
+PARTS: list[list[str | Cell]] = [
+    ["Item", "Description", "Qty", "Price"],
+    [
+        "A-100",
+        "Steel bracket, zinc plated, with two fixing holes and a long description that wraps",
+        "12",
+        "4.50",
+    ],
+    ["B-220", "Rubber washer", "200", "0.08"],
+    ["C-310", "Hinge, brass", "4", "7.25"],
+    ["D-400", "Spring", "10", "1.10"],
+]
+
+
+def grid_of(cells: Sequence[TableCell]) -> list[list[str | None]]:
+    """The cells as rows of texts, None in the slots a spanning cell covers."""
+    rows = max(cell.row + cell.row_span - 1 for cell in cells)
+    columns = max(cell.column + cell.column_span - 1 for cell in cells)
+    grid: list[list[str | None]] = [["" for _ in range(columns)] for _ in range(rows)]
+    for cell in cells:
+        for r in range(cell.row, cell.row + cell.row_span):
+            for c in range(cell.column, cell.column + cell.column_span):
+                grid[r - 1][c - 1] = None
+        grid[cell.row - 1][cell.column - 1] = cell.text
+    return grid
+
+
+def read(page: TablePage, *, margin: float = 40.0) -> LayerTable:
+    """The table as the page path reads it from a layout region a little larger than it."""
+    pdf = pypdfium2.PdfDocument(page.pdf)
+    try:
+        first = pdf[0]
+        layer = extract_text_layer(first, scale=SCALE)
+        rulings = extract_rulings(first, scale=SCALE)
+    finally:
+        pdf.close()
+    left, top, right, bottom = (value * SCALE for value in page.box_pt)
+    region = (left - margin, top - margin, right + margin, bottom + margin)
+    table = read_table(region, [w for line in layer.lines for w in line.words], rulings)
+    assert table is not None
+    return table
+
+
+@pytest.mark.parametrize("rules", ["grid", "rows", "booktabs", "none"])
+def test_a_table_reads_as_its_grid_whatever_its_rules(rules: str) -> None:
+    # GIVEN a table of parts with a description set on two lines, drawn with those rules
+    page = table_page(PARTS, rules=rules, widths=WIDTHS)  # type: ignore[arg-type]
+
+    # WHEN it is read from the page's words and rulings
+    table = read(page)
+
+    # THEN every cell holds its text, the wrapped description in one cell
+    assert grid_of(table.cells) == page.grid
+    assert table.split_words == 0
+
+
+def test_the_rulings_of_a_grid_give_its_columns_and_rows() -> None:
+    page = table_page(PARTS, rules="grid", widths=WIDTHS)
+    table = read(page)
+    assert (table.columns, table.rows) == ("rulings", "rulings")
+
+
+def test_a_table_without_rules_takes_its_columns_from_its_gutters() -> None:
+    page = table_page(PARTS, rules="none", widths=WIDTHS)
+    table = read(page)
+    assert (table.columns, table.rows) == ("gutters", "lines")
+
+
+def test_a_caption_above_the_table_is_left_out_of_it() -> None:
+    # GIVEN a table with a caption above it, in one layout region
+    page = table_page(PARTS, rules="rows", widths=WIDTHS, caption="Table 1: parts ordered")
+
+    # WHEN read THEN the caption is no row of the table, and its words are not the table's
+    table = read(page, margin=60.0)
+    assert grid_of(table.cells) == page.grid
+    assert "Table" not in {word.text for word in table.words}
+
+
+def test_a_cell_without_a_ruling_beside_it_spans_the_columns_of_a_ruled_grid() -> None:
+    # GIVEN a ruled grid whose subtotal row is one cell over three columns
+    rows: list[list[str | Cell]] = [*PARTS[:3], [Cell("Subtotal", 3), "62.00"], PARTS[3]]
+    page = table_page(rows, rules="grid", widths=WIDTHS)
+
+    # WHEN read THEN the subtotal spans the columns no ruling parts
+    assert grid_of(read(page).cells) == page.grid
+
+
+def test_a_header_across_two_columns_spans_them() -> None:
+    # GIVEN an unruled table whose first header is wider than its column
+    rows: list[list[str | Cell]] = [[Cell("Dimensions of the part", 2), "Qty", "Price"]]
+    rows += PARTS[1:]
+    page = table_page(rows, rules="none", widths=WIDTHS)
+
+    # WHEN read THEN the header covers both columns, the body keeps them apart
+    grid = grid_of(read(page).cells)
+    assert grid[0][:2] == ["Dimensions of the part", None]
+    assert grid[2][:2] == ["B-220", "Rubber washer"]
+
+
+@pytest.mark.parametrize(
+    ("sample", "region_pt"),
+    [
+        ("mtcars", (100, 100, 600, 560)),  # ruled between columns and under the header
+        ("multicolumn", (0, 0, 425, 452)),  # no rules: two blocks side by side
+    ],
+)
+def test_tabula_pys_tables_read_exactly(sample: str, region_pt: tuple[int, ...]) -> None:
+    # GIVEN tabula-py's test PDFs and their expected CSVs
+    pdf = pypdfium2.PdfDocument(str(SAMPLES / "tables" / f"{sample}.pdf"))
+    first = pdf[0]
+    layer = extract_text_layer(first, scale=SCALE)
+    rulings = extract_rulings(first, scale=SCALE)
+    pdf.close()
+    truth = list(csv.reader((SAMPLES / "tables" / f"{sample}.csv").open(encoding="utf-8")))
+
+    # WHEN the table is read from the region around it
+    left, top, right, bottom = (value * SCALE for value in region_pt)
+    words = [w for line in layer.lines for w in line.words]
+    table = read_table((left, top, right, bottom), words, rulings)
+
+    # THEN every cell is the expected one
+    assert table is not None
+    assert grid_of(table.cells) == [[value.strip() for value in row] for row in truth]
+
+
+def test_a_stroked_grid_and_a_box_around_a_paragraph_are_told_apart() -> None:
+    # GIVEN a page with a ruled table, and the same table's text with no rules at all
+    ruled = table_page(PARTS, rules="grid", widths=WIDTHS)
+    bare = table_page(PARTS, rules="none", widths=WIDTHS)
+
+    def found(page: TablePage) -> list[tuple[float, float, float, float]]:
+        pdf = pypdfium2.PdfDocument(page.pdf)
+        first = pdf[0]
+        layer = extract_text_layer(first, scale=SCALE)
+        rulings = extract_rulings(first, scale=SCALE)
+        width = first.get_size()[0] * SCALE
+        pdf.close()
+        return ruled_tables(rulings, [w for line in layer.lines for w in line.words], width)
+
+    # WHEN the page's rulings are searched for tables THEN the grid is one, where it is drawn
+    (box,) = found(ruled)
+    left, top, right, bottom = (value * SCALE for value in ruled.box_pt)
+    assert abs(box[0] - left) < 3
+    assert abs(box[1] - top) < 3
+    assert abs(box[2] - right) < 3
+    assert abs(box[3] - bottom) < 3
+    assert found(bare) == []
