@@ -27,7 +27,15 @@ from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.corpora import Box, CorpusError, Damage, StructurePage, TableSpec, structure_pages
+from benchmarks.corpora import (
+    Box,
+    CorpusError,
+    Damage,
+    StructurePage,
+    TableSpec,
+    structure_pages,
+    table_pages,
+)
 from benchmarks.corpora.fetch import REPO_ROOT, sha256_of, source_path
 from benchmarks.real_corpus import damaged_scan, layer_text, render_grey
 
@@ -267,8 +275,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Prepare the corpus and print its truth.")
     parser.add_argument("--pages", nargs="*", default=[], help="page-id substrings")
     parser.add_argument("--outline", type=Path, help="a folder for scans with truth boxes drawn")
+    parser.add_argument(
+        "--corpus",
+        choices=("structure", "tables"),
+        default="structure",
+        help="structure.toml's pages, or the table corpus of tables.toml",
+    )
     args = parser.parse_args()
-    for page in structure_pages():
+    pages = table_pages() if args.corpus == "tables" else structure_pages()
+    for page in pages:
         if args.pages and not any(part in page.id for part in args.pages):
             continue
         prepared = prepare(page)

@@ -1,10 +1,11 @@
 """The benchmark corpora, read from the data files beside this module.
 
 `sources.toml` pins every document (its package and member, by version and sha256, with
-both licences); `real_documents.toml`, `structure.toml` and `numbers.toml` list the pages each
-benchmark reads, with their damage and where their truth comes from; `transcriptions/` holds
-the typed references of real scans; `table_cells.toml` the tables of the table-stage
-benchmark. Fetching and rendering live in benchmarks.corpora.fetch and the corpus modules.
+both licences); `real_documents.toml`, `structure.toml`, `numbers.toml` and `tables.toml`
+list the pages each benchmark reads, with their damage and where their truth comes from;
+`transcriptions/` holds the typed references of real scans; `table_cells.toml` the tables of
+the table-stage benchmark. Fetching and rendering live in benchmarks.corpora.fetch and the
+corpus modules.
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ class StructurePage:
     # The text's regions in reading order (x, y, width, height in points); () the whole page.
     text_regions: tuple[Region, ...] = ()
     strip_leaders: bool = False  # dot leaders are layout, not text: not scored
+    split: str | None = None  # the table corpus's part: "dev" or "test" (by document)
 
 
 @dataclass(frozen=True)
@@ -165,14 +167,25 @@ def _damage(values: dict[str, Any] | None) -> Damage | None:
     return None if values is None else Damage(**values)
 
 
+def _pins(kind: str) -> dict[str, dict[str, Any]]:
+    """sources.toml's `kind` table, with those of sources/*.toml (pins added a file each)."""
+    found = dict(_data("sources.toml")[kind])
+    for part in sorted((CORPORA / "sources").glob("*.toml")):
+        for key, entry in _data(f"sources/{part.name}").get(kind, {}).items():
+            if key in found:
+                raise CorpusError(f"sources/{part.name}: {kind} {key!r} is pinned twice")
+            found[key] = entry
+    return found
+
+
 @cache
 def archives() -> dict[str, Archive]:
-    return {key: Archive(**entry) for key, entry in _data("sources.toml")["archives"].items()}
+    return {key: Archive(**entry) for key, entry in _pins("archives").items()}
 
 
 @cache
 def sources() -> dict[str, Source]:
-    return {key: Source(**entry) for key, entry in _data("sources.toml")["sources"].items()}
+    return {key: Source(**entry) for key, entry in _pins("sources").items()}
 
 
 @cache
@@ -273,6 +286,47 @@ def number_sets() -> tuple[NumberSet, ...]:
         )
         sets.append(NumberSet(**entry, pages=pages))
     return tuple(sets)
+
+
+@cache
+def table_pages() -> tuple[StructurePage, ...]:
+    """The table corpus's pages, document by document as tables.toml lists them. Every page is
+    held out; its kinds are its document's (what kind of table) and its own (the table's
+    shape); its split is its document's."""
+    data = _data("tables.toml")
+    presets = data["settings"]
+    documents = list(data["documents"])
+    for part in sorted((CORPORA / "tables").glob("*.toml")):  # more documents, a file each
+        documents += _data(f"tables/{part.name}").get("documents", [])
+    pages = []
+    for document in documents:
+        for entry in document["pages"]:
+            tables = tuple(
+                TableSpec(_box(table["region"]), _table_settings(table["settings"], presets))
+                for table in entry.get("tables", ())
+            )
+            pages.append(
+                StructurePage(
+                    f"{document['id']}-p{entry['page']}",
+                    document["source"],
+                    entry["page"],
+                    (*document["kinds"], *entry["kinds"]),
+                    entry["what"],
+                    held_out=True,
+                    damage=Damage(**entry["damage"]),
+                    tables=tables,
+                    split=document["split"],
+                )
+            )
+    return tuple(pages)
+
+
+def _table_settings(value: str | dict[str, Any], presets: dict[str, Any]) -> Mapping[str, Any]:
+    if isinstance(value, dict):
+        return value
+    if value not in presets:
+        raise CorpusError(f"tables.toml: no table settings named {value!r}")
+    return dict(presets[value])
 
 
 @cache
