@@ -112,8 +112,9 @@ def row_edges(crop: Any) -> list[float]:
 def read_table(pdf_page: Any, spec: TableSpec) -> tuple[Grid, Box]:
     """The one table pdfplumber finds in the spec's region: its grid and its box (points).
     Where rows come from the text rather than from ruling lines, a row with no text is the
-    gap between two lines, not a row of the table, and is left out."""
-    left, top = pdf_page.bbox[0], pdf_page.bbox[1]
+    gap between two lines, not a row of the table, and is left out. Region and box are in
+    points from the top left of the page's crop box, which is what the scan shows."""
+    left, top = pdf_page.cropbox[0], pdf_page.cropbox[1]
     x0, y0, x1, y1 = spec.region
     crop = pdf_page.crop((left + x0, top + y0, left + x1, top + y1))
     settings = dict(spec.settings)

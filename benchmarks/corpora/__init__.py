@@ -100,7 +100,7 @@ class CorpusPage:
 class TableSpec:
     """Where one table lies on its page and how pdfplumber reads its cells there."""
 
-    region: Box  # left, top, right, bottom in PDF points from the page's top-left corner
+    region: Box  # left, top, right, bottom in PDF points from the crop box's top-left corner
     settings: Mapping[str, Any]  # pdfplumber table settings that give its true grid
 
 
