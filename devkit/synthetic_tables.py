@@ -28,6 +28,7 @@ CELL_PAD_PT: Final = 3.0
 class Cell:
     text: str
     span: int = 1  # columns
+    rows: int = 1  # rows it spans down
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def table_page(
             row = table.row()
             for value in values:
                 cell = value if isinstance(value, Cell) else Cell(value)
-                row.cell(cell.text, colspan=cell.span)
+                row.cell(cell.text, colspan=cell.span, rowspan=cell.rows)
     bottom = pdf.get_y()
     right = MARGIN_PT + sum(widths)
     if rules == "booktabs":  # above the header, under it, below the body
@@ -99,12 +100,67 @@ def _row_height(pdf: FPDF, row: Sequence[str | Cell], widths: Sequence[float]) -
 
 
 def _grid(rows: Sequence[Sequence[str | Cell]]) -> list[list[str | None]]:
+    """The cells row by row, None in the slots a span covers (to its right and below it)."""
+    covered: set[tuple[int, int]] = set()
     grid: list[list[str | None]] = []
-    for values in rows:
+    for r, values in enumerate(rows):
         row: list[str | None] = []
         for value in values:
+            while (r, len(row)) in covered:
+                row.append(None)
             cell = value if isinstance(value, Cell) else Cell(value)
+            column = len(row)
             row.append(" ".join(cell.text.split()))
             row += [None] * (cell.span - 1)
+            covered |= {
+                (r + down, column + across)
+                for down in range(1, cell.rows)
+                for across in range(cell.span)
+            }
+        while (r, len(row)) in covered:
+            row.append(None)
         grid.append(row)
     return grid
+
+
+def misread_table_page(
+    shown: Sequence[Sequence[str]], layer: Sequence[Sequence[str]], *, widths: Sequence[float]
+) -> bytes:
+    """A page whose table shows `shown` as pixels while its text layer, drawn in white over the
+    same places, says `layer`: a PDF whose layer maps its glyphs wrong. The two must have the
+    same shape, each text as long as the one it stands over."""
+    import io
+
+    import pypdfium2  # type: ignore[import-untyped]
+    from fpdf import FPDF
+
+    picture = pypdfium2.PdfDocument(table_page(shown, rules="grid", widths=widths).pdf)
+    try:
+        image = picture[0].render(scale=200 / 72).to_pil()
+    finally:
+        picture.close()
+    pdf = FPDF(unit="pt", format=PAGE_SIZE_PT)
+    pdf.set_auto_page_break(auto=False)
+    pdf.set_margins(MARGIN_PT, MARGIN_PT, MARGIN_PT)
+    pdf.add_font(FONT, fname=str(_font_file()))
+    pdf.add_page()
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    pdf.image(buffer, x=0, y=0, w=PAGE_SIZE_PT[0], h=PAGE_SIZE_PT[1])
+    pdf.set_font(FONT, size=FONT_SIZE_PT)
+    pdf.set_text_color(255, 255, 255)
+    pdf.set_y(MARGIN_PT)
+    with pdf.table(
+        col_widths=tuple(widths),
+        width=sum(widths),
+        align="LEFT",
+        borders_layout="NONE",
+        first_row_as_headings=False,
+        padding=CELL_PAD_PT,
+        line_height=FONT_SIZE_PT * 1.25,
+    ) as table:
+        for values in layer:
+            row = table.row()
+            for value in values:
+                row.cell(value)
+    return bytes(pdf.output())

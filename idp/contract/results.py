@@ -144,6 +144,16 @@ class ReviewReason(StrEnum):
     LOW_RESOLUTION = "low_resolution"  # the scan itself has too few pixels for its text
     # A number, date or code read with a doubtful character: an amount or a date may be wrong.
     NUMBERS_DOUBTFUL = "numbers_doubtful"
+    # A table whose text runs across its cells' boundaries: its grid cuts through its text.
+    TABLE_TEXT_SPLIT = "table_text_split"
+    # A table whose grid disagrees with its text's alignment: columns the text shows that the
+    # grid lacks, or a boundary most rows' text runs across.
+    TABLE_GRID_MISALIGNED = "table_grid_misaligned"
+    TABLE_CELLS_MISSING = "table_cells_missing"  # a row whose cells do not fill the grid
+    # A born-digital table whose cells, read again from the page's pixels, do not say what its
+    # PDF's text layer says: the layer may map its glyphs wrong.
+    TABLE_LAYER_MISMATCH = "table_layer_mismatch"
+    TABLE_MISSED = "table_missed"  # aligned columns of numbers that no table block holds
 
 
 PageVerdict = Literal["ok", "review"]

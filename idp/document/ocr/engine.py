@@ -9,7 +9,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from idp.contract.errors import ENGINE_FAULTS, EngineFailure
-from idp.contract.results import Block, EngineInfo, Line, OrientationCheck, Quad, Rotation, Stage
+from idp.contract.results import (
+    Block,
+    EngineInfo,
+    Line,
+    OrientationCheck,
+    Quad,
+    ReviewReason,
+    Rotation,
+    Stage,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,6 +50,7 @@ class PageContent:
     layout_regions: int | None = None
     stages: list[Stage] = field(default_factory=list)
     read_from_layer: bool = False  # its text is a born-digital page's own (steps.born_digital)
+    doubts: list[ReviewReason] = field(default_factory=list)  # what a step found doubtful
 
 
 class OcrEngine(Protocol):

@@ -206,9 +206,9 @@ def _straight(a: Point, b: Point) -> bool:
 
 def _filled_rulings(points: list[Point]) -> list[tuple[Point, Point]]:
     """A filled axis-aligned rectangle: one ruling along a thin one, its four edges otherwise."""
-    if not points or len(points) < 4:
-        return []
-    corners = points[:-1] if points[0] == points[-1] else points
+    corners = [p for i, p in enumerate(points) if i == 0 or not _same(p, points[i - 1])]
+    if len(corners) > 1 and _same(corners[0], corners[-1]):
+        corners.pop()  # closed where it began
     if len(corners) != 4 or not all(
         _axis_aligned(a, b) for a, b in zip(corners, [*corners[1:], corners[0]], strict=True)
     ):
@@ -230,6 +230,10 @@ def _filled_rulings(points: list[Point]) -> list[tuple[Point, Point]]:
         ((left, bottom), (left, top)),
         ((right, bottom), (right, top)),
     ]
+
+
+def _same(a: Point, b: Point) -> bool:
+    return abs(a[0] - b[0]) <= STRAIGHT_PT / 10 and abs(a[1] - b[1]) <= STRAIGHT_PT / 10
 
 
 def _axis_aligned(a: Point, b: Point) -> bool:

@@ -135,10 +135,16 @@ def filled_row_columns(row: list[TextLine], columns: list[float], gap: float) ->
 
 
 def crossing_rulings(
-    rulings: Sequence[Ruling], extent: Box, *, horizontal: bool, snap: float
+    rulings: Sequence[Ruling],
+    extent: Box,
+    *,
+    horizontal: bool,
+    snap: float,
+    least: float | None = None,
 ) -> list[float]:
     """Where rulings of one direction part the table: their positions inside it, merged where
-    collinear pieces (one row's stroke each) add up to SPANS_TABLE of its extent."""
+    collinear pieces (one row's stroke each) add up to SPANS_TABLE of its extent (or to `least`
+    pixels, for the partial rulings of a grid)."""
     low, high = (extent[0], extent[2]) if horizontal else (extent[1], extent[3])
     across_low, across_high = (extent[1], extent[3]) if horizontal else (extent[0], extent[2])
     pieces = sorted(
@@ -153,7 +159,7 @@ def crossing_rulings(
     for piece in [*pieces, (float("inf"), 0.0, 0.0)]:
         if group and piece[0] - group[-1][0] > snap:
             covered = covered_length([(start, end) for _, start, end in group])
-            if covered >= SPANS_TABLE * (high - low):
+            if covered >= (SPANS_TABLE * (high - low) if least is None else least):
                 found.append(statistics.fmean(at for at, _, _ in group))
             group = []
         group.append(piece)

@@ -1,6 +1,7 @@
 """A born-digital table's grid from what its PDF holds exactly: its words and ruling lines.
 
-Columns come from the vertical rulings where the table has them, else from the gutters of its
+A fully ruled table is read as its grid (text_layer.table_grid). Otherwise columns come from
+the vertical rulings where the table has them, else from the gutters of its
 words: the strips of the table no line of text crosses (a few spanning header cells may). Rows
 come from the horizontal rulings where they part most lines of text (each row may then hold a
 multi-line cell), else from the lines of text, a line that only continues cells of the row above
@@ -21,6 +22,7 @@ from typing import Final, Literal
 from idp.contract.results import TableCell
 from idp.document.text_layer.rulings import Ruling
 from idp.document.text_layer.table_columns import GUTTER_SPACES, table_columns, without_prose
+from idp.document.text_layer.table_grid import lattice
 from idp.document.text_layer.table_lines import (
     SNAP_HEIGHTS,
     Box,
@@ -63,6 +65,13 @@ def read_table(region: Box, words: Sequence[Word], rulings: Sequence[Ruling]) ->
     lines = text_lines(inside)
     height = statistics.median(line.height for line in lines)
     extent = _extent(inside, region)
+    grid = lattice(inside, rulings, extent, height)
+    if grid is not None:
+        cells, held = grid
+        split = sum(_outside_cell(word.box, cells) for word in held)
+        return LayerTable(
+            cells=cells, columns="rulings", rows="rulings", split_words=split, words=tuple(held)
+        )
     columns, column_kind = table_columns(lines, inside, rulings, extent, height)
     gap = GUTTER_SPACES * word_space(lines, height)  # words closer than this: one cell's
     kept = without_prose(lines, columns, gap)
@@ -218,6 +227,20 @@ def _ruled_between(
 def cell_text(words: Sequence[Word]) -> str:
     """A cell's words in reading order: line by line, each left to right."""
     return " ".join(word.text for line in text_lines(words) for word in line.words)
+
+
+def _outside_cell(box: Box, cells: Sequence[TableCell]) -> bool:
+    """Whether a word reaches out of the cell that holds its centre."""
+    x, y = centre_of(box)
+    for cell in cells:
+        if cell.box is None:
+            continue
+        (left, top), _, (right, bottom), _ = cell.box
+        if left <= x <= right and top <= y <= bottom:
+            return (
+                box[0] < left - 1 or box[2] > right + 1 or box[1] < top - 1 or box[3] > bottom + 1
+            )
+    return False
 
 
 def _crosses(box: Box, columns: list[float], rows: list[float]) -> bool:

@@ -1,28 +1,32 @@
 """A born-digital page read by a layout engine from what its PDF holds: the layout from the
 rendered page, the text from the text layer, the tables from the layer's words and ruling lines.
 
-The engine's layout model finds the regions; the tables the page's rulings draw are added where
-it missed them (text_layer.table_regions), and the regions they cover give way. Each region takes
-the layer's words that lie in it: a table's make its grid and fill its cells
-(text_layer.tables), any other's make its lines. A region the layer holds no word of (a figure's
-labels drawn as pixels, a scanned insert) is read by the engine's own OCR, and only that. Each
-block says where its text came from (Block.text_source); the page's stages say what ran.
+The engine's layout model finds the regions; the tables the page's rulings draw
+(text_layer.table_regions) and the unruled columns of values its words stand in
+(text_layer.table_alignment) are added where it missed them, and the regions they cover give
+way. Each region takes the layer's words that lie in it: a table's make its grid and fill its
+cells (text_layer.tables), any other's make its lines. A region the layer holds no word of (a
+figure's labels drawn as pixels, a scanned insert) is read by the engine's own OCR, and only
+that. Each block says where its text came from (Block.text_source); the page's stages say what
+ran. A table whose cells, read again from the pixels, say otherwise than the layer is doubted.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from idp.contract.quads import area, bounds, centre, contains, hull, overlap
-from idp.contract.results import Block, Line, Quad, Stage, TextSource, Word
+from idp.contract.results import Block, Line, Quad, ReviewReason, Stage, TextSource, Word
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import LayoutEngine, PageContent
 from idp.document.ocr.steps.regions import LABEL_TYPES, Region, lay_out
-from idp.document.ocr.steps.tables import html_table
+from idp.document.ocr.steps.tables import cells_of_html, html_table
 from idp.document.text_layer.extract import LayerLine, LayerWord
 from idp.document.text_layer.page import PageLayer
+from idp.document.text_layer.table_alignment import aligned_tables
 from idp.document.text_layer.table_regions import ruled_tables
 from idp.document.text_layer.tables import Box, read_table, text_lines
 
@@ -30,12 +34,19 @@ TEXT_STAGE: Final = Stage(name="text", model=None, note="the PDF's text layer")
 TABLE_STAGE: Final = Stage(
     name="table", model=None, note="the PDF's words and ruling lines (text_layer.tables)"
 )
-# A layout region this much inside a table the rulings draw is part of that table.
+# A layout region this much inside a table is part of that table.
 _WITHIN_TABLE: Final = 0.6
 _TABLE_LABELS: Final = frozenset({"table"})
+# Where no unruled table is sought: in a table, and among a figure's labels or the page's
+# header and footer (an address block in columns, a plot's ticks).
+_NO_ALIGNED_TABLE: Final = frozenset({"table", "figure", "header", "footer"})
 # A table region holding this many of the page's other drawings (curves, slanted lines) is a
 # chart's: docs/thresholds.md#text-layer-tables.
 _CHART_DRAWINGS: Final = 3
+# How many of a table's cells are read again from its pixels, and how alike the two readings of
+# a cell must be (difflib's ratio, letters and digits only) to agree.
+CHECKED_CELLS: Final = 3
+SAME_TEXT: Final = 0.5
 
 
 @dataclass(frozen=True)
@@ -56,7 +67,8 @@ def read_born_digital(image: PageImage, layer: PageLayer, engine: LayoutEngine) 
     ocr_used = False
     claimed: set[int] = set()
     for order, found_label, box in _innermost_first(regions):
-        own = [i for i, w in enumerate(words) if i not in claimed and _inside(box, w.box)]
+        inside = [i for i, w in enumerate(words) if _inside(box, w.box)]
+        own = [i for i in inside if i not in claimed]
         claimed.update(own)
         label = found_label
         if label in _TABLE_LABELS and _drawn_in(box, layer) >= _CHART_DRAWINGS:
@@ -66,19 +78,25 @@ def read_born_digital(image: PageImage, layer: PageLayer, engine: LayoutEngine) 
         elif own:
             lines = _lines_of(layer.layer.lines, {id(words[i]) for i in own})
             reads.append(_Read(order, Region(label=label, box=box), lines, "text_layer"))
+        elif inside:  # a region over another's words, read once, there: no block of its own
+            continue
         else:
             lines = engine.read_region(image, box)
             ocr_used = ocr_used or bool(lines)
             reads.append(_Read(order, Region(label=label, box=box), lines, "ocr"))
     loose = _lines_of(layer.layer.lines, {id(w) for i, w in enumerate(words) if i not in claimed})
     ordered = sorted(reads, key=lambda read: read.order)
+    tables = [read.region for read in ordered if read.region.label in _TABLE_LABELS]
+    mismatched = any(_layer_disagrees(image, region, engine) for region in tables)
     lines = [line for read in ordered for line in read.lines] + loose
     sources = {id(line): read.source for read in ordered for line in read.lines}
     laid = lay_out([read.region for read in ordered], lines)
     blocks = [_sourced(block, laid.lines, sources) for block in laid.blocks]
     stages = [*engine.layout_stages, TEXT_STAGE, TABLE_STAGE]
-    if ocr_used:
-        stages.append(Stage(name="ocr", model=engine.info.models[-1], note="regions with no text"))
+    checked = "a few table cells, read again to check the layer" if tables else None
+    note = "; ".join(n for n in ("regions with no text" if ocr_used else None, checked) if n)
+    if note:
+        stages.append(Stage(name="ocr", model=engine.info.models[-1], note=note))
     return PageContent(
         lines=laid.lines,
         blocks=blocks,
@@ -86,6 +104,7 @@ def read_born_digital(image: PageImage, layer: PageLayer, engine: LayoutEngine) 
         layout_regions=len(found),
         stages=stages,
         read_from_layer=True,
+        doubts=[ReviewReason.TABLE_LAYER_MISMATCH] if mismatched else [],
     )
 
 
@@ -93,7 +112,7 @@ def _with_ruled_tables(
     regions: list[tuple[str, Quad]], layer: PageLayer, width: int
 ) -> list[tuple[str, Quad]]:
     """The layout's regions with the tables the rulings draw: a found table no layout table
-    overlaps is added, and the regions lying in it are dropped."""
+    overlaps is added, and the regions lying in a table are dropped."""
     tables = ruled_tables(layer.rulings, layer.words, width)
     kept = list(regions)
     for table in tables:
@@ -104,11 +123,22 @@ def _with_ruled_tables(
             for label, box in kept
         ):
             continue
-        kept = [
-            (label, box) for label, box in kept if _share_inside(bounds(box), table) < _WITHIN_TABLE
-        ]
         kept.append(("table", quad))
-    return kept
+    taken = [bounds(box) for label, box in kept if LABEL_TYPES.get(label) in _NO_ALIGNED_TABLE]
+    kept += [("table", _quad(table)) for table in aligned_tables(layer.words, taken)]
+    return _without_regions_in_tables(kept)
+
+
+def _without_regions_in_tables(regions: list[tuple[str, Quad]]) -> list[tuple[str, Quad]]:
+    """The regions less those lying in a table (a header cell the layout calls a title): the
+    table takes their words, and leaves out what is none of its cells as text after it."""
+    tables = [bounds(box) for label, box in regions if label in _TABLE_LABELS]
+    return [
+        (label, box)
+        for label, box in regions
+        if label in _TABLE_LABELS
+        or all(_share_inside(bounds(box), table) < _WITHIN_TABLE for table in tables)
+    ]
 
 
 def reading_order(regions: Sequence[tuple[str, Quad]]) -> list[tuple[str, Quad]]:
@@ -217,6 +247,29 @@ def _sourced(block: Block, lines: Sequence[Line], sources: dict[int, TextSource]
     if found:
         source = found.pop() if len(found) == 1 else "mixed"
     return block.model_copy(update={"text_source": source})
+
+
+def _layer_disagrees(image: PageImage, region: Region, engine: LayoutEngine) -> bool:
+    """Whether the table's fullest cells (CHECKED_CELLS), read again from the page's pixels, say
+    something else than the layer gives them, most of them: glyphs the layer maps wrong."""
+    boxed = [
+        (cell.text, cell.box)
+        for cell in cells_of_html(region.html or "", region.cell_boxes)
+        if cell.box is not None and len(_plain(cell.text)) >= 2
+    ]
+    fullest = sorted(boxed, key=lambda cell: len(cell[0]), reverse=True)[:CHECKED_CELLS]
+    if not fullest:
+        return False
+    differing = 0
+    for text, box in fullest:
+        read = " ".join(line.text for line in engine.read_region(image, box))
+        similar = difflib.SequenceMatcher(None, _plain(text), _plain(read)).ratio()
+        differing += similar < SAME_TEXT
+    return differing * 2 > len(fullest)
+
+
+def _plain(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
 def _drawn_in(box: Quad, layer: PageLayer) -> int:

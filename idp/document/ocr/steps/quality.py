@@ -21,6 +21,7 @@ from idp.contract.results import Line, PageQuality, RenderInfo, ReviewReason
 from idp.document.decode import PageImage
 from idp.document.ink import page_ink, text_ink_covered
 from idp.document.ocr.engine import PageContent
+from idp.document.ocr.steps.table_doubts import table_doubts
 from idp.document.render_scale import POINTS_PER_INCH, higher_scale
 
 __all__ = ["assess_page", "number_floor_for", "retry_scale", "second_read_is_better"]
@@ -176,14 +177,15 @@ def _numbers_read(lines: Sequence[Line], floor: float) -> tuple[int | None, list
 
 
 def _layout_doubts(content: PageContent, *, ink_share: float) -> set[ReviewReason]:
-    """What a layout model's read leaves in doubt: no region found on a page with ink, or a
-    table region whose structure came back without cells (its text is then unstructured)."""
+    """What a layout model's read leaves in doubt: no region found on a page with ink, a table
+    region whose structure came back without cells (its text is then unstructured), a table
+    its text contradicts (steps.table_doubts), and what the steps found doubtful as they read."""
     doubts: set[ReviewReason] = set()
     if content.layout_regions == 0 and ink_share >= MIN_TEXT_INK_SHARE:
         doubts.add(ReviewReason.NO_LAYOUT_FOUND)
     if any(block.type == "table" and not block.cells for block in content.blocks if block.label):
         doubts.add(ReviewReason.TABLE_NOT_READ)
-    return doubts
+    return doubts | table_doubts(content) | set(content.doubts)
 
 
 def retry_scale(image: PageImage, quality: PageQuality) -> float | None:

@@ -9,10 +9,11 @@ from collections.abc import Sequence
 import pypdfium2  # type: ignore[import-untyped]
 import pytest
 
-from devkit.synthetic_tables import Cell, TablePage, table_page
+from devkit.synthetic_tables import CELL_PAD_PT, Cell, TablePage, table_page
 from idp.contract.results import TableCell
-from idp.document.text_layer.extract import extract_text_layer
+from idp.document.text_layer.extract import LayerWord, extract_text_layer
 from idp.document.text_layer.rulings import extract_rulings
+from idp.document.text_layer.table_alignment import aligned_tables
 from idp.document.text_layer.table_regions import ruled_tables
 from idp.document.text_layer.tables import LayerTable, read_table
 from tests.paths import SAMPLES
@@ -106,6 +107,20 @@ def test_a_cell_without_a_ruling_beside_it_spans_the_columns_of_a_ruled_grid() -
     assert grid_of(read(page).cells) == page.grid
 
 
+def test_a_cell_without_a_ruling_under_it_spans_the_rows_of_a_ruled_grid() -> None:
+    # GIVEN a ruled grid whose region names two years' rows, in one cell over both
+    rows: list[list[str | Cell]] = [
+        ["Region", "Year", "Orders", "Sales"],
+        [Cell("North", rows=2), "2023", "14", "10.50"],
+        ["2024", "17", "12.25"],
+        ["South", "2023", "9", "8.00"],
+    ]
+    page = table_page(rows, rules="grid", widths=WIDTHS)
+
+    # WHEN read THEN the region spans the rows no ruling parts, each year its own row
+    assert grid_of(read(page).cells) == page.grid
+
+
 def test_a_header_across_two_columns_spans_them() -> None:
     # GIVEN an unruled table whose first header is wider than its column
     rows: list[list[str | Cell]] = [[Cell("Dimensions of the part", 2), "Qty", "Price"]]
@@ -166,3 +181,39 @@ def test_a_stroked_grid_and_a_box_around_a_paragraph_are_told_apart() -> None:
     assert abs(box[2] - right) < 3
     assert abs(box[3] - bottom) < 3
     assert found(bare) == []
+
+
+def _layer_words(page: TablePage) -> list[LayerWord]:
+    pdf = pypdfium2.PdfDocument(page.pdf)
+    try:
+        layer = extract_text_layer(pdf[0], scale=SCALE)
+    finally:
+        pdf.close()
+    return [w for line in layer.lines for w in line.words]
+
+
+def test_an_unruled_table_of_values_is_found_where_it_stands() -> None:
+    # GIVEN a page whose table of parts has no rules at all
+    page = table_page(PARTS, rules="none", widths=WIDTHS)
+
+    # WHEN its words are searched for columns of values
+    (box,) = aligned_tables(_layer_words(page), taken=[])
+
+    # THEN the table is found, from its header to its last row
+    left, top, right, bottom = (value * SCALE for value in page.box_pt)
+    assert left - 3 <= box[0] <= left + 3 * CELL_PAD_PT * SCALE
+    assert top - 3 <= box[1] <= top + 3 * CELL_PAD_PT * SCALE
+    assert right - WIDTHS[-1] * SCALE <= box[2] <= right + 3
+    assert bottom - 3 * CELL_PAD_PT * SCALE <= box[3] <= bottom + 3
+
+
+def test_two_columns_of_running_text_are_no_table() -> None:
+    # GIVEN a page set in two columns of running text, words but no values
+    prose = " ".join(["The committee met twice and agreed on the plan for the year."] * 6)
+    page = table_page([[prose, prose]], rules="none", widths=(220.0, 220.0))
+
+    # WHEN searched THEN no table is found, nor where the table found is already taken
+    assert aligned_tables(_layer_words(page), taken=[]) == []
+    parts = table_page(PARTS, rules="none", widths=WIDTHS)
+    everything = (0.0, 0.0, 10_000.0, 10_000.0)
+    assert aligned_tables(_layer_words(parts), taken=[everything]) == []

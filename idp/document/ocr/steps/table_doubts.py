@@ -1,0 +1,148 @@
+"""What makes a page's tables doubtful, for its verdict (steps.quality): a grid that cuts through
+its text, a grid its text's alignment contradicts, a row whose cells do not fill the grid, and
+aligned columns of numbers that no table holds. How each was set:
+docs/thresholds.md#doubtful-tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from idp.contract.quads import area, bounds, overlap
+from idp.contract.results import Line, ReviewReason, TableCell
+from idp.document.ocr.engine import PageContent
+from idp.document.ocr.steps.tables import grid_size
+from idp.document.text_layer.table_columns import gutters
+from idp.document.text_layer.table_lines import Box, text_lines, word_runs, word_space
+
+# docs/thresholds.md#doubtful-tables
+SECOND_CELL_SHARE: Final = 0.25  # a line this much in a second cell runs across its boundary
+SPLIT_LINES: Final = 0.05  # so many of a table's lines across a boundary make it doubtful
+CROSSED_ROWS: Final = 0.3  # a boundary this share of the table's lines run across is no column's
+MIN_COLUMNS: Final = 3  # aligned text of this many columns over MIN_ROWS rows is a table's
+MIN_ROWS: Final = 3
+NUMERIC_SHARE: Final = 0.4  # ... where this share of its cells are numbers
+_TEXT_BLOCKS: Final = frozenset({"text", "list"})
+
+
+@dataclass(frozen=True)
+class _Word:
+    text: str
+    box: Box
+
+
+def table_doubts(content: PageContent) -> set[ReviewReason]:
+    """The reasons the page's tables (or the tables it seems to lack) are doubtful."""
+    doubts: set[ReviewReason] = set()
+    for block in content.blocks:
+        lines = [content.lines[index] for index in block.lines if index < len(content.lines)]
+        if block.type == "table" and block.cells:
+            if text_split(block.cells, lines):
+                doubts.add(ReviewReason.TABLE_TEXT_SPLIT)
+            if cells_missing(block.cells):
+                doubts.add(ReviewReason.TABLE_CELLS_MISSING)
+            if grid_misaligned(block.cells, lines):
+                doubts.add(ReviewReason.TABLE_GRID_MISALIGNED)
+        elif block.type in _TEXT_BLOCKS and table_shaped(lines):
+            doubts.add(ReviewReason.TABLE_MISSED)
+    return doubts
+
+
+def text_split(cells: Sequence[TableCell], lines: Sequence[Line]) -> bool:
+    """Whether SPLIT_LINES of the table's lines lie partly in a second cell (SECOND_CELL_SHARE of
+    their box or more): the grid cuts through the text it reads."""
+    boxes = [bounds(cell.box) for cell in cells if cell.box is not None]
+    if not boxes or not lines:
+        return False
+    split = 0
+    for line in lines:
+        box = bounds(line.box)
+        size = area(box)
+        shares = sorted((overlap(box, cell) / size for cell in boxes), reverse=True) if size else []
+        split += len(shares) > 1 and shares[1] >= SECOND_CELL_SHARE
+    return split >= max(1.0, SPLIT_LINES * len(lines))
+
+
+def cells_missing(cells: Sequence[TableCell]) -> bool:
+    """Whether some slot of the grid is in no cell: a row with fewer cells than the grid."""
+    rows, columns = grid_size(cells)
+    covered = {
+        (r, c)
+        for cell in cells
+        for r in range(cell.row, cell.row + cell.row_span)
+        for c in range(cell.column, cell.column + cell.column_span)
+    }
+    return len(covered) < rows * columns
+
+
+def grid_misaligned(cells: Sequence[TableCell], lines: Sequence[Line]) -> bool:
+    """Whether the table's text contradicts its grid: a column boundary that CROSSED_ROWS of its
+    lines run across (outside the cells that span it), or gutters the text leaves inside one
+    of the grid's columns (a column the grid does not have)."""
+    placed = [(cell, bounds(cell.box)) for cell in cells if cell.box is not None]
+    if not placed or len(lines) < MIN_ROWS:
+        return False
+    single = [box for cell, box in placed if cell.column_span == 1]
+    edges = sorted({round(box[0]) for box in single} | {round(box[2]) for box in single})
+    inner = edges[1:-1]
+    spanning = [box for cell, box in placed if cell.column_span > 1]
+    for x in inner:
+        crossing = sum(
+            box[0] + 2 < x < box[2] - 2
+            and not any(s[0] <= box[0] and box[2] <= s[2] for s in spanning)
+            for box in (bounds(line.box) for line in lines)
+        )
+        if crossing >= 2 and crossing >= CROSSED_ROWS * len(lines):
+            return True
+    words = _words(lines)
+    rows = text_lines(words)
+    height = sorted(row.height for row in rows)[len(rows) // 2]
+    table = (
+        min(box[0] for _, box in placed),
+        min(box[1] for _, box in placed),
+        max(box[2] for _, box in placed),
+        max(box[3] for _, box in placed),
+    )
+    strips = [(start, end) for start, end, _ in gutters(rows, table, height)]
+    return any(not any(start - 2 <= x <= end + 2 for x in edges) for start, end in strips)
+
+
+def table_shaped(lines: Sequence[Line]) -> bool:
+    """Whether a block of text reads as a table: MIN_COLUMNS columns its gutters part, over
+    MIN_ROWS rows each of MIN_COLUMNS runs of words, NUMERIC_SHARE of the runs numbers."""
+    if len(lines) < MIN_ROWS:
+        return False
+    words = _words(lines)
+    rows = text_lines(words)
+    if len(rows) < MIN_ROWS:
+        return False
+    height = sorted(row.height for row in rows)[len(rows) // 2]
+    box = (
+        min(w.box[0] for w in words),
+        min(w.box[1] for w in words),
+        max(w.box[2] for w in words),
+        max(w.box[3] for w in words),
+    )
+    if len(gutters(rows, box, height)) + 1 < MIN_COLUMNS:
+        return False
+    gap = 2 * word_space(rows, height)
+    runs = [word_runs(row, gap) for row in rows]
+    wide = [row for row, found in zip(rows, runs, strict=True) if len(found) >= MIN_COLUMNS]
+    if len(wide) < MIN_ROWS:
+        return False
+    texts = [word.text for row in wide for word in row.words]
+    numeric = sum(any(ch.isdigit() for ch in text) for text in texts)
+    return numeric >= NUMERIC_SHARE * len(texts)
+
+
+def _words(lines: Sequence[Line]) -> list[_Word]:
+    """The lines' words with their boxes; a line without word boxes as one word."""
+    words: list[_Word] = []
+    for line in lines:
+        if line.words:
+            words += [_Word(word.text, bounds(word.box)) for word in line.words]
+        else:
+            words.append(_Word(line.text, bounds(line.box)))
+    return words
