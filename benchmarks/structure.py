@@ -36,7 +36,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Final
 
-from benchmarks.corpora import structure_pages
+from benchmarks.corpora import structure_pages, table_pages
 from benchmarks.corpora.fetch import source_path
 from benchmarks.reporting import write_results
 from benchmarks.structure_corpus import PreparedStructurePage, prepare
@@ -51,7 +51,9 @@ from benchmarks.structure_scoring import Grid, html_of_grid
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "structure.json"
-ENGINES: Final = ("structure", "structure-v6", "structure-pdf", "ppocrv5", "ppocrv6", "img2table")
+ENGINES: Final = (
+    "structure", "structure-v6", "structure-pdf", "ppocrv5", "ppocrv6", "img2table", "img2table-pdf"
+)  # fmt: skip
 # engine → (model, text model) for this pipeline's engines.
 PIPELINE: Final = {
     "structure": ("PP-StructureV3", "PP-OCRv5"),
@@ -116,7 +118,7 @@ class PipelineEngine:
         outcome = ocr_document(image.read_bytes(), engine=self.reader, options=self.options)
         seconds = time.perf_counter() - tick
         (page,) = outcome.pages
-        return PeerReading(_tables_of(page), page.text, seconds, 0.0)
+        return PeerReading(_tables_of(page), page.text, seconds, 0.0, review=_review(page))
 
     def read_pdf(self, source: Path, number: int) -> PeerReading:
         """The born-digital page `number` of `source`, cut out as a PDF of its own and read as
@@ -141,33 +143,56 @@ class PipelineEngine:
         seconds = time.perf_counter() - tick
         (page,) = outcome.pages
         scale = page.render.scale if page.render is not None else 2.0
-        return PeerReading(_tables_of(page), page.text, seconds, 0.0, settings={"scale": scale})
+        return PeerReading(
+            _tables_of(page),
+            page.text,
+            seconds,
+            0.0,
+            settings={"scale": scale},
+            review=_review(page),
+        )
 
 
-GROUPS: Final = ("tuning", "held out", "new documents", "not tuned on")
+def _review(page: Any) -> tuple[str, ...]:
+    """The page's review reasons: empty where its verdict is ok."""
+    return tuple(str(reason) for reason in page.quality.reasons) if page.quality else ()
+
+
+# A table read this badly should have sent its page to review.
+LOW_TEDS: Final = 0.5
+GROUPS: Final = ("tuning", "held out", "new documents", "not tuned on", "dev", "test")
 
 
 def in_group(result: PeerPageResult, group: str) -> bool:
-    """tuning: settings were chosen on the page; held out: never looked at while they were;
-    new documents: held out and from documents added after they were set; not tuned on: both
-    of those together."""
+    """The structure corpus's sets (tuning: settings were chosen on the page; held out: never
+    looked at while they were; new documents: held out and from documents added after they
+    were set; not tuned on: both of those together) and the table corpus's parts (dev, test)."""
+    if result.split is not None:
+        return group == result.split
     new = "new-document" in result.kinds
     return {
         "tuning": not result.held_out,
         "held out": result.held_out and not new,
         "new documents": result.held_out and new,
         "not tuned on": result.held_out,
-    }[group]
+    }.get(group, False)
 
 
 def group_of(result: PeerPageResult) -> str:
     """The one set a page belongs to (the per-page table's)."""
+    if result.split is not None:
+        return result.split
     return next(group for group in GROUPS[:3] if in_group(result, group))
 
 
 def _median(values: Sequence[float | None]) -> float | None:
     present = [value for value in values if value is not None]
     return statistics.median(present) if present else None
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    present = [value for value in values if value is not None]
+    return round(statistics.fmean(present), 3) if present else None
 
 
 def summarize(results: Sequence[PeerPageResult]) -> dict[str, Any]:
@@ -180,11 +205,29 @@ def summarize(results: Sequence[PeerPageResult]) -> dict[str, Any]:
         "pages": len(results),
         "table_pages": len(with_tables),
         "teds_median": _median([r.tables.teds for r in with_tables]),
+        "teds_mean": _mean([r.tables.teds for r in with_tables]),
         "teds_struct_median": _median([r.tables.teds_struct for r in with_tables]),
         "adjacency_f1_median": _median([r.tables.adjacency.f1 for r in with_tables]),
         "adjacency_f1_pooled": round(pooled_f1, 3),
         "cer_median": _median([r.cer for r in results]),
         "seconds_median": _median([r.table_seconds + r.text_seconds for r in results]),
+        **_flagged(with_tables),
+    }
+
+
+def _flagged(results: Sequence[PeerPageResult]) -> dict[str, int | None]:
+    """How many true tables read with TEDS under LOW_TEDS, and how many of those are on pages
+    sent to review: for any reason, and for a table's (None where the engine gives no verdict)."""
+    low = [(r, t) for r in results for t in r.tables.tables if t.teds < LOW_TEDS]
+    judged = [r for r, _ in low if r.review is not None]
+    if len(judged) < len(low) or not results or results[0].review is None:
+        return {"low_tables": len(low), "low_flagged": None, "low_flagged_table": None}
+    return {
+        "low_tables": len(low),
+        "low_flagged": sum(bool(r.review) for r in judged),
+        "low_flagged_table": sum(
+            any(x.startswith("table_") for x in r.review or ()) for r in judged
+        ),
     }
 
 
@@ -196,8 +239,9 @@ def _figure(value: float | None, percent: bool = False) -> str:
 
 def table(summaries: dict[str, dict[str, dict[str, Any]]]) -> str:
     lines = [
-        "| engine | pages | TEDS | TEDS-struct | adjacency F1 (median / pooled) | CER | s/page |",
-        "|---|---|---|---|---|---|---|",
+        "| engine | pages | TEDS (median / mean) | TEDS-struct | adjacency F1 (median / pooled)"
+        " | CER | TEDS < 0.5: tables flagged (any reason / a table's) | s/page |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for group in GROUPS:
         for engine, by_group in summaries.items():
@@ -206,11 +250,19 @@ def table(summaries: dict[str, dict[str, dict[str, Any]]]) -> str:
                 continue
             lines.append(
                 f"| {engine}, {group} | {s['pages']} ({s['table_pages']} with tables) "
-                f"| {_figure(s['teds_median'])} | {_figure(s['teds_struct_median'])} "
+                f"| {_figure(s['teds_median'])} / {_figure(s['teds_mean'])} "
+                f"| {_figure(s['teds_struct_median'])} "
                 f"| {_figure(s['adjacency_f1_median'])} / {_figure(s['adjacency_f1_pooled'])} "
-                f"| {_figure(s['cer_median'], percent=True)} | {_figure(s['seconds_median'])} |"
+                f"| {_figure(s['cer_median'], percent=True)} | {_flags(s)} "
+                f"| {_figure(s['seconds_median'])} |"
             )
     return "\n".join(lines)
+
+
+def _flags(summary: dict[str, Any]) -> str:
+    if summary.get("low_flagged") is None:
+        return f"– of {summary.get('low_tables', 0)}"
+    return f"{summary['low_flagged']} / {summary['low_flagged_table']} of {summary['low_tables']}"
 
 
 def page_rows(results: dict[str, list[PeerPageResult]]) -> str:
@@ -230,8 +282,9 @@ def page_rows(results: dict[str, list[PeerPageResult]]) -> str:
                 cells.append("–")
                 continue
             f1 = r.tables.adjacency.f1 if r.tables.tables else None
+            flag = " (review)" if r.review else ""
             cells.append(
-                f"{_figure(r.tables.teds)} / {_figure(f1)} / {_figure(r.cer, percent=True)}"
+                f"{_figure(r.tables.teds)} / {_figure(f1)} / {_figure(r.cer, percent=True)}{flag}"
             )
         lines.append(f"| {page} | {group_of(first)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -240,8 +293,8 @@ def page_rows(results: dict[str, list[PeerPageResult]]) -> str:
 def _read_and_score(
     engine: str, reader: PipelineEngine | Img2TableTesseract, page: PreparedStructurePage
 ) -> PeerPageResult:
-    """The page read by `engine`: its damaged scan, or (structure-pdf) its born-digital PDF."""
-    if engine == "structure-pdf" and isinstance(reader, PipelineEngine):
+    """The page read by `engine`: its damaged scan, or (an engine "-pdf") its born-digital PDF."""
+    if engine.endswith("-pdf"):
         reading = reader.read_pdf(source_path(page.page.source), page.page.page)
         return score_reading(page, reading, pdf_scale=float(reading.settings["scale"]))
     return score_reading(page, reader.read(page.image))
@@ -251,14 +304,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engines", default=",".join(ENGINES))
     parser.add_argument("--pages", nargs="*", default=[])
-    parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--corpus", choices=["structure", "tables"], default="structure", help="the pages read"
+    )
+    parser.add_argument(
+        "--split", choices=["dev", "test"], help="the table corpus: one part only (default both)"
+    )
+    parser.add_argument("--output", type=Path)
     args = parser.parse_args()
     engines = [name for name in args.engines.split(",") if name]
     started, load = time.monotonic(), os.getloadavg()[0]
     prepared: list[PreparedStructurePage] = [
         prepare(page)
-        for page in structure_pages()
-        if not args.pages or any(part in page.id for part in args.pages)
+        for page in (structure_pages() if args.corpus == "structure" else table_pages())
+        if (not args.pages or any(part in page.id for part in args.pages))
+        and (args.split is None or page.split == args.split)
     ]
     results: dict[str, list[PeerPageResult]] = {}
     loads: dict[str, float] = {}
@@ -307,7 +367,8 @@ def main() -> None:
             for engine, rows in results.items()
         },
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
+    if args.output is None:
+        args.output = RESULTS if args.corpus == "structure" else RESULTS.with_name("tables.json")
     write_results(report, args.output)
     print(f"written to {args.output}")
 

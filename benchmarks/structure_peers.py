@@ -69,6 +69,7 @@ class PeerReading:
     table_seconds: float  # img2table, its Tesseract calls included
     text_seconds: float  # one Tesseract process, --psm 3
     settings: dict[str, Any] = field(default_factory=dict)
+    review: tuple[str, ...] | None = None  # the page's review reasons; None: the peer gives none
 
 
 def grid_of_cells(rows: Sequence[Sequence[Any]]) -> Grid:
@@ -134,6 +135,41 @@ class Img2TableTesseract:
             tables.append(PeerTable(grid, html_of_grid(grid), (box.x1, box.y1, box.x2, box.y2)))
         return tuple(tables)
 
+    def read_pdf(self, source: Path, number: int) -> PeerReading:
+        """img2table on the born-digital page itself, its cells from the PDF's text layer
+        (pdf_text_extraction; Tesseract only where the page has no text); its boxes at
+        img2table's 200 dpi, settings["scale"] pixels per point; the page's text, the layer's."""
+        import pypdfium2  # type: ignore[import-untyped]
+        from img2table.document import PDF
+
+        started = time.perf_counter()
+        document = PDF(src=str(source), pages=[number - 1], pdf_text_extraction=True)
+        found = document.extract_tables(
+            ocr=self.ocr,
+            implicit_rows=self.settings.implicit_rows,
+            implicit_columns=self.settings.implicit_columns,
+            borderless_tables=self.settings.borderless_tables,
+            min_confidence=self.settings.min_confidence,
+        )
+        tables = []
+        for table in found.get(number - 1, []):
+            grid = grid_of_cells(list(table.content.values()))
+            box = table.bbox
+            tables.append(PeerTable(grid, html_of_grid(grid), (box.x1, box.y1, box.x2, box.y2)))
+        table_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        pdf = pypdfium2.PdfDocument(str(source))
+        try:
+            text_page = pdf[number - 1].get_textpage()
+            text = text_page.get_text_range()
+            text_page.close()
+        finally:
+            pdf.close()
+        settings = {**asdict(self.settings), "scale": 200 / 72}
+        return PeerReading(
+            tuple(tables), text, table_seconds, time.perf_counter() - started, settings
+        )
+
     def read(self, image: Path) -> PeerReading:
         started = time.perf_counter()
         tables = self.tables(image)
@@ -167,6 +203,8 @@ class PeerPageResult:
     cer: float
     table_seconds: float
     text_seconds: float
+    split: str | None = None  # the table corpus's part (dev, test); None for the structure corpus
+    review: tuple[str, ...] | None = None  # the page's review reasons; None: the peer gives none
 
 
 def score_reading(
@@ -198,6 +236,8 @@ def score_reading(
         cer=page_cer(prepared.text, reading.text, strip_leaders=page.strip_leaders),
         table_seconds=reading.table_seconds,
         text_seconds=reading.text_seconds,
+        split=page.split,
+        review=reading.review,
     )
 
 
