@@ -119,6 +119,11 @@ class LayoutEngine(OcrEngine, Protocol):
         """The stages of the engine's own pipeline that such a page still runs (its layout)."""
         ...
 
+    @property
+    def region_text_model(self) -> str | None:
+        """The text models read_region reads with (detection + recognition), for the stages."""
+        ...
+
 
 @contextmanager
 def failures_on_page(what: str, page: int) -> Iterator[None]:

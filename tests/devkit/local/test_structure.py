@@ -82,7 +82,9 @@ def test_both_pages_complete_offline_with_typed_blocks(ran: dict[str, dict[str, 
             assert page["text_source"] == "text_layer"
             assert {block["text_source"] for block in page["blocks"]} == {"text_layer"}
             assert stages["text"]["note"] == "the PDF's text layer"
-            assert "ocr" not in stages
+            # no region was OCR'd: the OCR only read a few table cells again, to check the layer
+            assert stages["ocr"]["note"] == "a few table cells, read again to check the layer"
+            assert stages["ocr"]["model"].endswith("_rec")
 
 
 def test_the_born_digital_table_gives_every_cell_of_the_pdf_exactly(

@@ -207,6 +207,12 @@ class PPStructureV3Engine(_PaddlePipelineEngine):
             return []
         return [stage for stage in self._plan.stages if stage.name == "layout"]
 
+    @property
+    def region_text_model(self) -> str | None:
+        if self._plan is None:
+            return None
+        return next((stage.model for stage in self._plan.stages if stage.name == "ocr"), None)
+
 
 def _moved(quad: Quad, dx: float, dy: float) -> Quad:
     a, b, c, d = ((x + dx, y + dy) for x, y in quad)

@@ -96,7 +96,7 @@ def read_born_digital(image: PageImage, layer: PageLayer, engine: LayoutEngine) 
     checked = "a few table cells, read again to check the layer" if tables else None
     note = "; ".join(n for n in ("regions with no text" if ocr_used else None, checked) if n)
     if note:
-        stages.append(Stage(name="ocr", model=engine.info.models[-1], note=note))
+        stages.append(Stage(name="ocr", model=engine.region_text_model, note=note))
     return PageContent(
         lines=laid.lines,
         blocks=blocks,
