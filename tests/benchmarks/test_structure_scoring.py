@@ -181,3 +181,13 @@ def test_a_table_box_follows_the_page_into_its_skewed_scan() -> None:
     ink = (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)
     box = corpus.scan_box((50, 60, 120, 100), damage, page.size, scan.size)
     assert box == pytest.approx(ink, abs=2.0)
+
+
+def test_teds_is_never_below_zero() -> None:
+    # GIVEN a one-row table of six cells and a reading of three one-cell rows of other words,
+    # which the reference code scores -0.125
+    truth = [[f"0.{column}" for column in range(6)]]
+    predicted = [[f"note {row}"] for row in range(3)]
+
+    # WHEN scored THEN TEDS stays within its range
+    assert scoring.teds(predicted, truth) == 0.0
