@@ -5,7 +5,8 @@ real table pages, two-column papers and forms, under the function's memory limit
         [--pages ID-SUBSTRING ...] [--memory-mb 4096] [--cpus 2] [--text-model PP-OCRv5]
 
 Each page is a PNG benchmarks/structure_corpus.py renders (its tables, forms and two-column
-papers), read in a container of the image started
+papers), or a born-digital page of the table corpus as a PDF of its own, read in a container
+of the image started
 for the run (`docker run --memory`, the image's own Python and packages, the offline weights
 mounted read-only as its model cache), the way the processor reads a page: the registry's
 PP-StructureV3 engine and `ocr_document`. Cold start is the container's process start to its
@@ -30,7 +31,10 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "structure_image.json"
 DEFAULT_IMAGE = "paddle-idp-ocr:image-test"
 # The pages measured: (corpus, page id) and what kind of page it is.
-KINDS = ("table", "two-column paper", "form")
+KINDS = ("table", "two-column paper", "form", "born-digital table")
+# Born-digital pages measured: every this many of the table corpus's pages, as the PDF page
+# itself (its text and tables from its layer).
+BORN_DIGITAL_EVERY = 5
 
 
 def child(pages_dir: Path, text_model: str | None) -> None:
@@ -43,6 +47,7 @@ def child(pages_dir: Path, text_model: str | None) -> None:
     from idp.document.ocr.pipeline import ocr_document
     from idp.document.ocr.registry import EngineRegistry
     from idp.document.ocr.settings import EngineSettings
+    from idp.document.text_layer.page import page_layer
 
     prepare_paddle_environment()
     cache = ModelCache(s3=None, bucket=None, search_roots=[Path(os.environ["IDP_MODELS_DIR"])])
@@ -51,9 +56,10 @@ def child(pages_dir: Path, text_model: str | None) -> None:
     reader = registry.get(OcrModel.PP_STRUCTUREV3, "en", options)
     ready = time.perf_counter() - started
     rows = []
-    for path in sorted(pages_dir.glob("*.png")):
+    for path in sorted([*pages_dir.glob("*.png"), *pages_dir.glob("*.pdf")]):
+        layer = page_layer if path.suffix == ".pdf" else None
         tick = time.perf_counter()
-        outcome = ocr_document(path.read_bytes(), engine=reader, options=options)
+        outcome = ocr_document(path.read_bytes(), engine=reader, options=options, page_layer=layer)
         seconds = time.perf_counter() - tick
         (page,) = outcome.pages
         rows.append(
@@ -95,6 +101,31 @@ def chosen_pages(wanted: list[str]) -> list[tuple[str, Path]]:
         )
         if kind is not None:
             found.append((kind, structure_corpus.prepare(page).image))
+    return found + born_digital_pages(wanted)
+
+
+def born_digital_pages(wanted: list[str]) -> list[tuple[str, Path]]:
+    """("born-digital table", PDF) of every BORN_DIGITAL_EVERY-th table corpus page, each cut
+    out of its document as a PDF of its own."""
+    import pypdfium2  # type: ignore[import-untyped]
+
+    from benchmarks.corpora import table_pages
+    from benchmarks.corpora.fetch import source_path
+
+    staging = REPO_ROOT / ".cache" / "structure_image_pdf"
+    staging.mkdir(parents=True, exist_ok=True)
+    found: list[tuple[str, Path]] = []
+    for page in table_pages()[::BORN_DIGITAL_EVERY]:
+        if wanted and not any(s in page.id for s in wanted):
+            continue
+        target = staging / f"{page.id}.pdf"
+        document = pypdfium2.PdfDocument(str(source_path(page.source)))
+        single = pypdfium2.PdfDocument.new()
+        single.import_pages(document, [page.page - 1])
+        single.save(str(target))
+        single.close()
+        document.close()
+        found.append(("born-digital table", target))
     return found
 
 
@@ -103,7 +134,7 @@ def run_image(
 ) -> dict[str, Any]:
     staging = REPO_ROOT / ".cache" / "structure_image"
     staging.mkdir(parents=True, exist_ok=True)
-    for old in staging.glob("*.png"):
+    for old in [*staging.glob("*.png"), *staging.glob("*.pdf")]:
         old.unlink()
     kinds = {}
     for kind, path in pages:
