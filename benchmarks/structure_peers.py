@@ -109,6 +109,16 @@ def _tesseract_ocr(psm: int) -> Any:
     return WordsWithText(n_threads=1, lang="eng", psm=psm)
 
 
+def _peer_tables(found: Sequence[Any]) -> tuple[PeerTable, ...]:
+    """img2table's extracted tables as grids with their HTML and boxes."""
+    tables = []
+    for table in found:
+        grid = grid_of_cells(list(table.content.values()))
+        box = table.bbox
+        tables.append(PeerTable(grid, html_of_grid(grid), (box.x1, box.y1, box.x2, box.y2)))
+    return tuple(tables)
+
+
 class Img2TableTesseract:
     """img2table over Tesseract, kept for all pages (it checks Tesseract once)."""
 
@@ -121,19 +131,17 @@ class Img2TableTesseract:
         from img2table.document import Image
 
         document = Image(src=str(image), detect_rotation=False)
-        found = document.extract_tables(
+        return _peer_tables(self._extract(document))
+
+    def _extract(self, document: Any) -> Any:
+        """img2table's tables of an Image or PDF document, with these settings."""
+        return document.extract_tables(
             ocr=self.ocr,
             implicit_rows=self.settings.implicit_rows,
             implicit_columns=self.settings.implicit_columns,
             borderless_tables=self.settings.borderless_tables,
             min_confidence=self.settings.min_confidence,
         )
-        tables = []
-        for table in found:
-            grid = grid_of_cells(list(table.content.values()))
-            box = table.bbox
-            tables.append(PeerTable(grid, html_of_grid(grid), (box.x1, box.y1, box.x2, box.y2)))
-        return tuple(tables)
 
     def read_pdf(self, source: Path, number: int) -> PeerReading:
         """img2table on the born-digital page itself, its cells from the PDF's text layer
@@ -144,18 +152,7 @@ class Img2TableTesseract:
 
         started = time.perf_counter()
         document = PDF(src=str(source), pages=[number - 1], pdf_text_extraction=True)
-        found = document.extract_tables(
-            ocr=self.ocr,
-            implicit_rows=self.settings.implicit_rows,
-            implicit_columns=self.settings.implicit_columns,
-            borderless_tables=self.settings.borderless_tables,
-            min_confidence=self.settings.min_confidence,
-        )
-        tables = []
-        for table in found.get(number - 1, []):
-            grid = grid_of_cells(list(table.content.values()))
-            box = table.bbox
-            tables.append(PeerTable(grid, html_of_grid(grid), (box.x1, box.y1, box.x2, box.y2)))
+        tables = _peer_tables(self._extract(document).get(number - 1, []))
         table_seconds = time.perf_counter() - started
         started = time.perf_counter()
         pdf = pypdfium2.PdfDocument(str(source))

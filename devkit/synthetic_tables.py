@@ -47,13 +47,7 @@ def table_page(
 ) -> TablePage:
     """A one-page PDF with `rows` set as a table of columns `widths` (points) and `rules`, and a
     line of running text above it where `caption` is given."""
-    from fpdf import FPDF
-
-    pdf = FPDF(unit="pt", format=PAGE_SIZE_PT)
-    pdf.set_auto_page_break(auto=False)
-    pdf.set_margins(MARGIN_PT, MARGIN_PT, MARGIN_PT)
-    pdf.add_font(FONT, fname=str(_font_file()))
-    pdf.add_page()
+    pdf = _new_page()
     pdf.set_font(FONT, size=FONT_SIZE_PT)
     pdf.set_y(MARGIN_PT)
     if caption is not None:
@@ -62,20 +56,7 @@ def table_page(
         pdf.ln(FONT_SIZE_PT * 2)
     top = pdf.get_y()
     layout = {"grid": "ALL", "rows": "HORIZONTAL_LINES", "booktabs": "NONE", "none": "NONE"}
-    with pdf.table(
-        col_widths=tuple(widths),
-        width=sum(widths),
-        align="LEFT",
-        borders_layout=layout[rules],
-        first_row_as_headings=False,
-        padding=CELL_PAD_PT,
-        line_height=FONT_SIZE_PT * 1.25,
-    ) as table:
-        for values in rows:
-            row = table.row()
-            for value in values:
-                cell = value if isinstance(value, Cell) else Cell(value)
-                row.cell(cell.text, colspan=cell.span, rowspan=cell.rows)
+    _set_table(pdf, rows, widths, borders=layout[rules])
     bottom = pdf.get_y()
     right = MARGIN_PT + sum(widths)
     if rules == "booktabs":  # above the header, under it, below the body
@@ -132,35 +113,50 @@ def misread_table_page(
     import io
 
     import pypdfium2  # type: ignore[import-untyped]
-    from fpdf import FPDF
 
     picture = pypdfium2.PdfDocument(table_page(shown, rules="grid", widths=widths).pdf)
     try:
         image = picture[0].render(scale=200 / 72).to_pil()
     finally:
         picture.close()
-    pdf = FPDF(unit="pt", format=PAGE_SIZE_PT)
-    pdf.set_auto_page_break(auto=False)
-    pdf.set_margins(MARGIN_PT, MARGIN_PT, MARGIN_PT)
-    pdf.add_font(FONT, fname=str(_font_file()))
-    pdf.add_page()
+    pdf = _new_page()
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
     pdf.image(buffer, x=0, y=0, w=PAGE_SIZE_PT[0], h=PAGE_SIZE_PT[1])
     pdf.set_font(FONT, size=FONT_SIZE_PT)
     pdf.set_text_color(255, 255, 255)
     pdf.set_y(MARGIN_PT)
+    _set_table(pdf, layer, widths, borders="NONE")
+    return bytes(pdf.output())
+
+
+def _new_page() -> FPDF:
+    """An fpdf2 document of one page, in points, with the bundled font."""
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format=PAGE_SIZE_PT)
+    pdf.set_auto_page_break(auto=False)
+    pdf.set_margins(MARGIN_PT, MARGIN_PT, MARGIN_PT)
+    pdf.add_font(FONT, fname=str(_font_file()))
+    pdf.add_page()
+    return pdf
+
+
+def _set_table(
+    pdf: FPDF, rows: Sequence[Sequence[str | Cell]], widths: Sequence[float], *, borders: str
+) -> None:
+    """`rows` set as a table at the page's cursor, with fpdf2's `borders` layout."""
     with pdf.table(
         col_widths=tuple(widths),
         width=sum(widths),
         align="LEFT",
-        borders_layout="NONE",
+        borders_layout=borders,
         first_row_as_headings=False,
         padding=CELL_PAD_PT,
         line_height=FONT_SIZE_PT * 1.25,
     ) as table:
-        for values in layer:
+        for values in rows:
             row = table.row()
             for value in values:
-                row.cell(value)
-    return bytes(pdf.output())
+                cell = value if isinstance(value, Cell) else Cell(value)
+                row.cell(cell.text, colspan=cell.span, rowspan=cell.rows)
