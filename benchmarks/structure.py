@@ -293,11 +293,21 @@ def page_rows(results: dict[str, list[PeerPageResult]]) -> str:
 def _read_and_score(
     engine: str, reader: PipelineEngine | Img2TableTesseract, page: PreparedStructurePage
 ) -> PeerPageResult:
-    """The page read by `engine`: its damaged scan, or (an engine "-pdf") its born-digital PDF."""
-    if engine.endswith("-pdf"):
-        reading = reader.read_pdf(source_path(page.page.source), page.page.page)
-        return score_reading(page, reading, pdf_scale=float(reading.settings["scale"]))
-    return score_reading(page, reader.read(page.image))
+    """The page read by `engine`: its damaged scan, or (an engine "-pdf") its born-digital PDF.
+    A peer that fails on a page read nothing there (img2table 2.0's PDF text extraction raises
+    on some pages): it scores 0, and the failure is kept in its settings."""
+    try:
+        if engine.endswith("-pdf"):
+            reading = reader.read_pdf(source_path(page.page.source), page.page.page)
+            return score_reading(page, reading, pdf_scale=float(reading.settings["scale"]))
+        return score_reading(page, reader.read(page.image))
+    except Exception as error:  # a peer's own fault; this pipeline's faults propagate
+        if isinstance(reader, PipelineEngine):
+            raise
+        failed = PeerReading(
+            (), "", 0.0, 0.0, settings={"failed": f"{type(error).__name__}: {error}"}
+        )
+        return score_reading(page, failed)
 
 
 def main() -> None:

@@ -202,6 +202,7 @@ class PeerPageResult:
     text_seconds: float
     split: str | None = None  # the table corpus's part (dev, test); None for the structure corpus
     review: tuple[str, ...] | None = None  # the page's review reasons; None: the peer gives none
+    failed: str | None = None  # why the engine read nothing (it raised)
 
 
 def score_reading(
@@ -235,6 +236,7 @@ def score_reading(
         text_seconds=reading.text_seconds,
         split=page.split,
         review=reading.review,
+        failed=reading.settings.get("failed"),
     )
 
 
