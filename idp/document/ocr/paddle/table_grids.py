@@ -231,9 +231,18 @@ def _grid_cells(image: npt.NDArray[np.uint8]) -> list[Box]:
         extractor = _extractor(image)
         extractor.extract_tables(borderless_tables=True)
         grid = covering(extractor.tables)
-    if grid is None:
-        return []
-    unique = {(cell.x1, cell.y1, cell.x2, cell.y2) for row in grid.rows for cell in row.cells}
+    return [] if grid is None else grid_boxes(grid)
+
+
+def grid_boxes(grid: Any) -> list[Box]:
+    """The img2table grid's cells, each once, top to bottom; a cell with no area (a slot
+    between two rules drawn side by side) is none: PaddleX's cell matching divides by it."""
+    unique = {
+        (cell.x1, cell.y1, cell.x2, cell.y2)
+        for row in grid.rows
+        for cell in row.cells
+        if cell.x2 > cell.x1 and cell.y2 > cell.y1
+    }
     return [
         (float(x1), float(y1), float(x2), float(y2))
         for x1, y1, x2, y2 in sorted(unique, key=lambda c: (c[1], c[0]))

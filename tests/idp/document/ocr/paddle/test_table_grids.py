@@ -208,3 +208,23 @@ def test_rules_that_are_not_a_table_s_find_no_table(kind: str) -> None:
     image = _negative_page(kind)
     # THEN no table is found on it
     assert table_grids.find(_grey(image)) == []
+
+
+def test_a_slot_with_no_area_is_no_cell() -> None:
+    from img2table.tables.types import Cell, Row, Table
+
+    # GIVEN an img2table grid with a zero-width slot between two rules drawn side by side
+    grid = Table(
+        rows=[
+            Row(cells=[Cell(0, 0, 10, 10), Cell(10, 0, 10, 10), Cell(10, 0, 30, 10)]),
+            Row(cells=[Cell(0, 10, 10, 20), Cell(10, 10, 10, 20), Cell(10, 10, 30, 20)]),
+        ]
+    )
+
+    # WHEN its cells are taken THEN the slot is none of them (PaddleX divides by a cell's area)
+    assert table_grids.grid_boxes(grid) == [
+        (0.0, 0.0, 10.0, 10.0),
+        (10.0, 0.0, 30.0, 10.0),
+        (0.0, 10.0, 10.0, 20.0),
+        (10.0, 10.0, 30.0, 20.0),
+    ]
