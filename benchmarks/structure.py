@@ -212,6 +212,7 @@ def summarize(results: Sequence[PeerPageResult]) -> dict[str, Any]:
         "cer_median": _median([r.cer for r in results]),
         "seconds_median": _median([r.table_seconds + r.text_seconds for r in results]),
         **_flagged(with_tables),
+        "failed_pages": sum(r.failed is not None for r in results),
     }
 
 
@@ -248,8 +249,9 @@ def table(summaries: dict[str, dict[str, dict[str, Any]]]) -> str:
             s = by_group.get(group)
             if not s:
                 continue
+            failed = f", {s['failed_pages']} failed" if s.get("failed_pages") else ""
             lines.append(
-                f"| {engine}, {group} | {s['pages']} ({s['table_pages']} with tables) "
+                f"| {engine}, {group} | {s['pages']} ({s['table_pages']} with tables{failed}) "
                 f"| {_figure(s['teds_median'])} / {_figure(s['teds_mean'])} "
                 f"| {_figure(s['teds_struct_median'])} "
                 f"| {_figure(s['adjacency_f1_median'])} / {_figure(s['adjacency_f1_pooled'])} "
@@ -294,16 +296,15 @@ def _read_and_score(
     engine: str, reader: PipelineEngine | Img2TableTesseract, page: PreparedStructurePage
 ) -> PeerPageResult:
     """The page read by `engine`: its damaged scan, or (an engine "-pdf") its born-digital PDF.
-    A peer that fails on a page read nothing there (img2table 2.0's PDF text extraction raises
-    on some pages): it scores 0, and the failure is kept in its settings."""
+    An engine that fails on a page read nothing there (img2table 2.0's PDF text extraction
+    raises on some pages; a job of this pipeline would fail): it scores 0, and the failure is
+    kept (PeerPageResult.failed) and counted in the summary."""
     try:
         if engine.endswith("-pdf"):
             reading = reader.read_pdf(source_path(page.page.source), page.page.page)
             return score_reading(page, reading, pdf_scale=float(reading.settings["scale"]))
         return score_reading(page, reader.read(page.image))
-    except Exception as error:  # a peer's own fault; this pipeline's faults propagate
-        if isinstance(reader, PipelineEngine):
-            raise
+    except Exception as error:  # noqa: BLE001 - the engine's fault on this page, kept as its reading
         failed = PeerReading(
             (), "", 0.0, 0.0, settings={"failed": f"{type(error).__name__}: {error}"}
         )
