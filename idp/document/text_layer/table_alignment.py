@@ -19,6 +19,7 @@ from idp.document.text_layer.table_lines import (
     Box,
     TextLine,
     Word,
+    bounds_of,
     centre_of,
     column_of,
     holds,
@@ -78,12 +79,7 @@ def _table_box(block: list[TextLine], height: float, gap: float) -> Box | None:
     if several < MIN_ROWS or several < SEVERAL_RUNS_SHARE * len(block):
         return None
     words = [word for line in block for word in line.words]
-    box = (
-        min(w.box[0] for w in words),
-        min(w.box[1] for w in words),
-        max(w.box[2] for w in words),
-        max(w.box[3] for w in words),
-    )
+    box = bounds_of(words)
     strips = gutters(block, box, height)
     if not strips:
         return None

@@ -79,6 +79,16 @@ def height_shared(a: Box, b: Box) -> float:
     return min(a[3], b[3]) - max(a[1], b[1])
 
 
+def bounds_of(words: Sequence[Word]) -> Box:
+    """The box around the words."""
+    return (
+        min(word.box[0] for word in words),
+        min(word.box[1] for word in words),
+        max(word.box[2] for word in words),
+        max(word.box[3] for word in words),
+    )
+
+
 def centre_of(box: Box) -> tuple[float, float]:
     return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
 

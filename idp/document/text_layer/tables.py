@@ -28,6 +28,7 @@ from idp.document.text_layer.table_lines import (
     Box,
     TextLine,
     Word,
+    bounds_of,
     centre_of,
     column_of,
     crossing_rulings,
@@ -78,7 +79,7 @@ def read_table(region: Box, words: Sequence[Word], rulings: Sequence[Ruling]) ->
     if len(kept) < len(lines):
         lines = kept
         inside = [word for line in lines for word in line.words]
-        extent = _extent(inside, _bounds_of(inside))
+        extent = _extent(inside, bounds_of(inside))
         columns, column_kind = table_columns(lines, inside, rulings, extent, height)
     horizontals = crossing_rulings(rulings, extent, horizontal=True, snap=SNAP_HEIGHTS * height)
     rows, row_kind = table_rows(horizontals, lines, columns, extent, gap)
@@ -87,15 +88,6 @@ def read_table(region: Box, words: Sequence[Word], rulings: Sequence[Ruling]) ->
     split = sum(_crosses(word.box, columns, rows) for word in inside)
     return LayerTable(
         cells=cells, columns=column_kind, rows=row_kind, split_words=split, words=tuple(inside)
-    )
-
-
-def _bounds_of(words: Sequence[Word]) -> Box:
-    return (
-        min(word.box[0] for word in words),
-        min(word.box[1] for word in words),
-        max(word.box[2] for word in words),
-        max(word.box[3] for word in words),
     )
 
 

@@ -14,8 +14,14 @@ from idp.contract.quads import area, bounds, overlap
 from idp.contract.results import Line, ReviewReason, TableCell
 from idp.document.ocr.engine import PageContent
 from idp.document.ocr.steps.tables import grid_size
-from idp.document.text_layer.table_columns import gutters
-from idp.document.text_layer.table_lines import Box, text_lines, word_runs, word_space
+from idp.document.text_layer.table_columns import GUTTER_SPACES, gutters
+from idp.document.text_layer.table_lines import (
+    Box,
+    bounds_of,
+    text_lines,
+    word_runs,
+    word_space,
+)
 
 # docs/thresholds.md#doubtful-tables
 SECOND_CELL_SHARE: Final = 0.25  # a line this much in a second cell runs across its boundary
@@ -119,15 +125,9 @@ def table_shaped(lines: Sequence[Line]) -> bool:
     if len(rows) < MIN_ROWS:
         return False
     height = sorted(row.height for row in rows)[len(rows) // 2]
-    box = (
-        min(w.box[0] for w in words),
-        min(w.box[1] for w in words),
-        max(w.box[2] for w in words),
-        max(w.box[3] for w in words),
-    )
-    if len(gutters(rows, box, height)) + 1 < MIN_COLUMNS:
+    if len(gutters(rows, bounds_of(words), height)) + 1 < MIN_COLUMNS:
         return False
-    gap = 2 * word_space(rows, height)
+    gap = GUTTER_SPACES * word_space(rows, height)
     runs = [word_runs(row, gap) for row in rows]
     wide = [row for row, found in zip(rows, runs, strict=True) if len(found) >= MIN_COLUMNS]
     if len(wide) < MIN_ROWS:
