@@ -27,6 +27,38 @@ from idp.contract.topology import scale_in_alarm_name
 from idp.jobstore.store import JobStore
 
 UPLOAD_PREFIX = "uploads/"  # outside input/, so a submitted upload raises no S3 notification
+MIN_ID_PREFIX = 8  # the shortest prefix of a job id that names it (tables show 12 characters)
+
+
+class JobNotFound(LookupError):
+    pass
+
+
+class NoSuchPage(LookupError):
+    pass
+
+
+class PipelineNotFound(LookupError):
+    """A stack that lacks the outputs that name the pipeline's resources."""
+
+
+class AmbiguousJobId(LookupError):
+    """A prefix that more than one job's id starts with."""
+
+    def __init__(self, prefix: str, matches: list[str]) -> None:
+        super().__init__(f"job id {prefix!r} is ambiguous: it starts {', '.join(matches)}")
+        self.matches = matches
+
+
+class NoResult(LookupError):
+    """A job that has no result (yet, or because it failed): `record` says which."""
+
+    def __init__(self, record: JobRecord, what: str = "result") -> None:
+        status = str(record.get("status", "?"))
+        error = record.get("error")
+        why = f": {error['code']}: {error['message']}" if error else ""
+        super().__init__(f"job {record['job_id']} has no {what} (status {status}{why})")
+        self.record = record
 
 
 @dataclass(frozen=True)
@@ -59,7 +91,7 @@ class PipelineNames:
                 vl_scale_in_alarm=scale_in_alarm_name(stack["StackName"]) if vl_endpoint else None,
             )
         except KeyError as missing:
-            raise LookupError(f"stack {stack_name} has no output {missing}") from None
+            raise PipelineNotFound(f"stack {stack_name} has no output {missing}") from None
 
 
 @dataclass(frozen=True)
@@ -136,6 +168,27 @@ class PipelineClient:
     def job(self, job_id: str) -> JobRecord | None:
         return self.store.get(job_id)
 
+    def resolve_job_id(self, given: str) -> str:
+        """The id of the job `given` names: its whole id, or a prefix of at least MIN_ID_PREFIX
+        characters that one job's id starts with (JobNotFound, AmbiguousJobId otherwise)."""
+        if self.store.get(given) is not None:
+            return given
+        if len(given) < MIN_ID_PREFIX:
+            raise JobNotFound(f"no job {given} (an id prefix needs {MIN_ID_PREFIX} characters)")
+        matches = self.store.ids_starting_with(given)
+        if not matches:
+            raise JobNotFound(f"no job {given}: `idp jobs` lists the jobs there are")
+        if len(matches) > 1:
+            raise AmbiguousJobId(given, sorted(matches))
+        return matches[0]
+
+    def require_job(self, given: str) -> JobRecord:
+        """The record of the job `given` names (see resolve_job_id)."""
+        record = self.store.get(self.resolve_job_id(given))
+        if record is None:  # deleted between the two reads
+            raise JobNotFound(f"no job {given}")
+        return record
+
     def jobs(self, *, status: JobStatus | None = None, since: str | None = None) -> list[JobRecord]:
         if status is not None:
             return list(self.store.list_by_status(status, since=since))
@@ -177,12 +230,10 @@ class PipelineClient:
 
     def result_document(self, job_id: str, *, uri_field: str = "result_uri") -> dict[str, Any]:
         """result.json, or the JSON file the record names in `uri_field` (textract_uri)."""
-        record = self.store.get(job_id)
-        if record is None:
-            raise LookupError(f"no job {job_id}")
+        record = self.require_job(job_id)
         uri = record.get(uri_field)
         if not uri:
-            raise LookupError(f"job {job_id} has no {uri_field} (status {record.get('status')})")
+            raise NoResult(record, uri_field)
         bucket, key = parse_s3_uri(str(uri))
         body = self._s3.get_object(Bucket=bucket, Key=key)["Body"].read()
         document: dict[str, Any] = json.loads(body)
@@ -191,10 +242,10 @@ class PipelineClient:
     def download_result(self, job_id: str, out_dir: Path) -> Path:
         """Save result.json (and result.md, result.pdf, result.textract.json when there are)
         under out_dir/<job_id>/."""
-        record = self.store.get(job_id)
-        if record is None or not record.get("result_uri"):
-            raise LookupError(f"job {job_id} has no result")
-        target = out_dir / job_id
+        record = self.require_job(job_id)
+        if not record.get("result_uri"):
+            raise NoResult(record)
+        target = out_dir / record["job_id"]
         target.mkdir(parents=True, exist_ok=True)
         bucket, key = parse_s3_uri(str(record["result_uri"]))
         json_path = target / names.RESULT_JSON

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from devkit.client import NoSuchPage
 from idp.contract.jobs import JobOptions
 from idp.document.decode import open_document
 
@@ -17,10 +18,10 @@ def render_overlay(
     """The page rasterized as the engine saw it, with each line's box and text drawn on it."""
     pages = {int(page["page"]): page for page in result.get("pages", [])}
     if page_number not in pages:
-        raise LookupError(f"the result has no page {page_number} (pages: {sorted(pages)})")
+        raise NoSuchPage(f"the result has no page {page_number} (it has {len(pages)})")
     with open_document(document, pdf_scale=options.pdf_scale) as opened:
         if not 1 <= page_number <= opened.page_count:
-            raise LookupError(f"the document has no page {page_number}")
+            raise NoSuchPage(f"the document has no page {page_number}")
         page = opened.page_image(page_number)
         render = pages[page_number].get("render")
         if page.render is not None and render and render["scale"] != page.render.scale:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import logging
@@ -9,24 +10,30 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Final
 
 import boto3
 import typer
-from botocore.exceptions import BotoCoreError, ClientError
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from devkit.cli.errors import CliError, ExitCode
 from devkit.client import JobProgress, PipelineClient, PipelineNames
 from devkit.local.emulator import AwsEndpoint
 from idp.contract import names
+from idp.contract.errors import InputTooLarge, JobError, TooManyPages
 from idp.contract.job_record import JobRecord
+from idp.contract.jobs import validate_language
 from idp.contract.languages import default_text_model
-from idp.contract.names import JobStatus, OcrModel, TextLayerMode
+from idp.contract.names import JobStatus, MediaType, OcrModel, TextLayerMode
 
 err = Console(stderr=True)
-out = Console()
+# On a terminal, tables fit its width; piped or redirected, they keep every value whole (a
+# console's default there is 80 columns, which would cut them).
+PIPED_WIDTH: Final = 1000
+out = Console() if sys.stdout.isatty() else Console(width=PIPED_WIDTH)
 
 ModelOption = Annotated[
     str | None,
@@ -69,14 +76,69 @@ StackOption = Annotated[
 ]
 RegionOption = Annotated[str | None, typer.Option("--region", help="AWS region")]
 
-# Exit codes: 1 = the checked thing is not healthy; 2 = the command cannot even check it.
-EXIT_UNHEALTHY = 1
-EXIT_USAGE = 2
+EXIT_UNHEALTHY = ExitCode.UNHEALTHY
+EXIT_USAGE = ExitCode.USAGE
 
 
 def job_model(name: str | None, lang: str) -> OcrModel:
     """The model a user named (through its aliases), or the default text-line model for `lang`."""
     return default_text_model(lang) if name is None else parse_model(name)
+
+
+def check_job(
+    file: Path,
+    model: str | None,
+    lang: str,
+    *,
+    max_input_bytes: int | None = None,
+    max_pages: int | None = None,
+) -> OcrModel:
+    """The model a job of `file` runs, once its model and language are known and the file is
+    good (check_input); CliError naming the problem if not."""
+    ocr_model = job_model(model, validate_lang(lang))
+    try:
+        check_input(file, ocr_model, max_input_bytes=max_input_bytes, max_pages=max_pages)
+    except JobError as exc:
+        raise CliError(f"{file}: {exc}") from None
+    return ocr_model
+
+
+def check_input(
+    file: Path, model: OcrModel, *, max_input_bytes: int | None, max_pages: int | None
+) -> None:
+    """What the pipeline would reject `file` for, found before anything starts: its type (by
+    content), and its size and pages against the limits given. Raises the job's JobError."""
+    from idp.document.media_types import detect_media_type
+
+    size = file.stat().st_size
+    if max_input_bytes is not None and size > max_input_bytes:
+        raise InputTooLarge(f"{size:,} bytes is over the limit of {max_input_bytes:,}")
+    media_type = detect_media_type(file.read_bytes())
+    if max_pages is not None and media_type is MediaType.PDF:
+        pages = _pdf_page_count(file)
+        limit = names.VL_MAX_PAGES if model is OcrModel.PADDLEOCR_VL else max_pages
+        if pages is not None and pages > limit:
+            raise TooManyPages(f"{pages} pages is over {model.value}'s limit of {limit}")
+
+
+def validate_lang(lang: str) -> str:
+    try:
+        return validate_language(lang)
+    except JobError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _pdf_page_count(file: Path) -> int | None:
+    """The PDF's page count; None where it cannot be read here (the pipeline then says why)."""
+    try:
+        import pypdfium2  # type: ignore[import-untyped]
+    except ImportError:  # the `cli` extra alone: the pipeline checks
+        return None
+    try:
+        with contextlib.closing(pypdfium2.PdfDocument(file)) as pdf:
+            return len(pdf)
+    except pypdfium2.PdfiumError:
+        return None
 
 
 def parse_model(name: str) -> OcrModel:
@@ -185,16 +247,6 @@ def with_stack_target(command: Callable[..., None]) -> Callable[..., None]:
     return run
 
 
-def resolve_names(endpoint: AwsEndpoint, stack_name: str) -> PipelineNames:
-    """pipeline_names, with a clear message and exit 2 when the stack cannot be read."""
-    try:
-        return pipeline_names(endpoint, stack_name)
-    except (ClientError, BotoCoreError, LookupError) as exc:
-        where = endpoint.url or f"stack {stack_name} in {endpoint.region}"
-        err.print(f"[red]cannot read the pipeline's resource names from {where}:[/] {exc}")
-        raise typer.Exit(code=EXIT_USAGE) from None
-
-
 class EndpointUrlSession(boto3.Session):
     """A boto3 session whose clients all go to one endpoint URL (a local emulator).
 
@@ -245,12 +297,16 @@ def first_line(text: str) -> str:
 
 
 def status_style(status: str) -> str:
-    return {"COMPLETED": "green", "FAILED": "red", "PROCESSING": "yellow"}.get(status, "cyan")
+    colours = {"COMPLETED": "green", "FAILED": "red", "REJECTED": "red", "PROCESSING": "yellow"}
+    return colours.get(status, "cyan")
 
 
 def _error_text(record: JobRecord | None) -> str:
     error = record.get("error") if record else None
     return f"{error['code']}: {error['message']}" if error else ""
+
+
+SHOWN_ID: Final = 12  # characters of a job id a table shows on a terminal
 
 
 def jobs_table(records: list[JobRecord], title: str) -> Table:
@@ -264,7 +320,8 @@ def jobs_table(records: list[JobRecord], title: str) -> Table:
         status = str(record.get("status", "?"))
         timings = record.get("timings_ms") or {}
         total = timings.get("total")
-        job = str(record.get("job_id", ""))[:12]
+        job_id = str(record.get("job_id", ""))
+        job = job_id[:SHOWN_ID] if out.is_terminal else job_id  # a prefix `idp status` takes
         table.add_row(
             job,
             f"[{status_style(status)}]{status}[/]",
@@ -272,7 +329,7 @@ def jobs_table(records: list[JobRecord], title: str) -> Table:
             str(record.get("lang", "")),
             _pages_cell(record),
             review_cell(record),
-            str(record.get("input_key", "")).rsplit("/", 1)[-1][:24],
+            _file_cell(record),
             f"{total:.0f}" if isinstance(total, int | float) else "",
         )
         if record.get("error"):
@@ -280,6 +337,11 @@ def jobs_table(records: list[JobRecord], title: str) -> Table:
     if errors:
         table.caption = "\n".join(errors)
     return table
+
+
+def _file_cell(record: JobRecord) -> str:
+    name = str(record.get("input_key", "")).rsplit("/", 1)[-1]
+    return name[:24] if out.is_terminal else name
 
 
 _REVIEW_PAGES_SHOWN: Final = 5
@@ -298,7 +360,12 @@ def review_cell(record: JobRecord) -> str:
     return f"[yellow]p. {shown}{f' +{more}' if more > 0 else ''}[/]"
 
 
+_RUNNING: Final = frozenset(status.value for status in JobStatus if not status.is_terminal)
+
+
 def _pages_cell(record: JobRecord) -> str:
-    if JobStatus(str(record.get("status", "QUEUED"))).is_terminal or "pages_total" not in record:
+    status = str(record.get("status", JobStatus.QUEUED))
+    running = status in _RUNNING and "pages_total" in record
+    if not running:
         return str(record.get("page_count", ""))
     return JobProgress.of(record).describe()

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from devkit.cli.common import JsonOption, StackTarget, err, out, resolve_names, with_stack_target
+from devkit.cli.common import JsonOption, StackTarget, err, out, pipeline_names, with_stack_target
 from devkit.dead_letters import DeadLetters
 
 dlq_app = typer.Typer(help="The job queue's dead letters: list them, send them back.")
@@ -17,7 +17,7 @@ dlq_app = typer.Typer(help="The job queue's dead letters: list them, send them b
 
 def _dead_letters(stack: StackTarget) -> DeadLetters:
     endpoint = stack.endpoint
-    pipeline = resolve_names(endpoint, stack.stack_name)
+    pipeline = pipeline_names(endpoint, stack.stack_name)
     if pipeline.dlq_url is None:
         err.print("[red]the stack names no dead-letter queue (output DeadLetterQueueUrl)[/]")
         raise typer.Exit(code=2)

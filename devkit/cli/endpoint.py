@@ -24,7 +24,7 @@ from devkit.cli.common import (
     boto3_session,
     err,
     out,
-    resolve_names,
+    pipeline_names,
     with_stack_target,
 )
 from idp.aws.endpoint import IN_SERVICE, ScaleResult, VariantState
@@ -145,7 +145,7 @@ def alarm_state(cloudwatch: Any, alarm_name: str | None) -> str | None:
 
 def _target(stack: StackTarget) -> _Target:
     endpoint = stack.endpoint
-    pipeline = resolve_names(endpoint, stack.stack_name)
+    pipeline = pipeline_names(endpoint, stack.stack_name)
     if pipeline.vl_endpoint is None:
         where = endpoint.url or f"stack {stack.stack_name}"
         err.print(

@@ -12,6 +12,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markdown import Markdown
 from rich.progress import (
     BarColumn,
     Progress,
@@ -28,22 +29,28 @@ from devkit.cli.common import (
     ModelOption,
     TextLayerOption,
     TextModelOption,
+    check_input,
     configure_logging,
     err,
     job_model,
     jobs_table,
     out,
     status_style,
+    validate_lang,
 )
+from devkit.cli.errors import ExitCode
 from devkit.client import JobProgress, PipelineClient
 from idp.contract import names
+from idp.contract.errors import JobError
 from idp.contract.job_record import JobRecord
 from idp.contract.jobs import JobOptions
-from idp.contract.languages import DEFAULT_LANGUAGE
-from idp.contract.names import JobStatus, TextLayerMode
+from idp.contract.languages import DEFAULT_LANGUAGE, default_text_model
+from idp.contract.names import JobStatus, OcrModel, TextLayerMode
 
 if TYPE_CHECKING:
     from devkit.local.pipeline import LocalPipeline
+
+REJECTED = "REJECTED"  # a file's row when the checks before the run turned it away
 
 local_app = typer.Typer(help="Run the whole pipeline on this machine (embedded AWS emulator).")
 
@@ -90,13 +97,81 @@ def local_run(
 ) -> None:
     """Start the emulator, seed the model cache, run the documents, download results, stop.
 
-    Exits 0 only if every job COMPLETED.
+    Files that the pipeline would turn away are reported before anything starts. Exits 0 if
+    every job COMPLETED, 5 if one did not, 2 if no file could run.
     """
+    configure_logging(verbose)
+    ocr_model = job_model(model, validate_lang(lang))
+    checked = [_rejected(path, ocr_model) for path in paths]
+    accepted = [path for path, row in zip(paths, checked, strict=True) if row is None]
+    ran = iter(
+        _run_jobs(
+            accepted,
+            ocr_model,
+            lang=lang,
+            options=JobOptions(text_layer=text_layer, text_model=text_model),
+            out_dir=out_dir,
+            overlay_page=overlay_page,
+            events_file=events_file,
+            timeout=timeout,
+            verbose=verbose,
+            vl_substitute=vl_substitute,
+            workers=workers,
+            chunk_pages=chunk_pages,
+        )
+        if accepted
+        else []
+    )
+    rows = [row if row is not None else next(ran) for row in checked]  # in the order given
+    if as_json:
+        public = ("file", "job_id", "status", "error", "pages", "result", "overlay_error")
+        print(json.dumps([{key: row.get(key) for key in public} for row in rows]))
+    elif accepted:
+        _print_rows(rows)
+    if not accepted:  # nothing ran: a line per file turned away
+        for row in rows:
+            err.print(f"[red]error:[/] {row['file']}: {row['error']['message']}", soft_wrap=True)
+        raise typer.Exit(code=ExitCode.USAGE)
+    if not all(row["status"] == JobStatus.COMPLETED for row in rows):
+        raise typer.Exit(code=ExitCode.JOB_FAILED)
+
+
+def _rejected(path: Path, model: OcrModel) -> dict[str, Any] | None:
+    """The row of a file the pipeline would reject (checked before anything starts), or None.
+
+    The limits are the local runtime's, which are the stack's defaults (LocalSettings)."""
+    try:
+        check_input(
+            path,
+            model,
+            max_input_bytes=names.DEFAULT_MAX_INPUT_BYTES,
+            max_pages=names.DEFAULT_MAX_PAGES,
+        )
+    except JobError as exc:
+        error = {"code": exc.code, "message": str(exc)}
+        return {"file": str(path), "job_id": None, "status": REJECTED, "error": error}
+    return None
+
+
+def _run_jobs(
+    paths: list[Path],
+    model: OcrModel,
+    *,
+    lang: str,
+    options: JobOptions,
+    out_dir: Path,
+    overlay_page: int,
+    events_file: Path | None,
+    timeout: float,
+    verbose: bool,
+    vl_substitute: bool,
+    workers: int,
+    chunk_pages: int,
+) -> list[dict[str, Any]]:
+    """Start the emulator, run the documents, download their results, stop; a row per file."""
     from devkit.local.pipeline import LocalPipeline
     from devkit.local.settings import LocalSettings
 
-    configure_logging(verbose)
-    ocr_model = job_model(model, lang)
     models_dir = Path(os.environ.get("IDP_MODELS_DIR", ".models"))
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="idp-local-") as work:
@@ -111,44 +186,55 @@ def local_run(
         err.print(f"[bold]starting[/] the embedded AWS and the local runtime ({work})")
         with LocalPipeline(settings) as pipeline:
             client = pipeline.client()
-            options = JobOptions(text_layer=text_layer, text_model=text_model)
-            submitted = [
-                client.submit(p, model=ocr_model, lang=lang, options=options) for p in paths
-            ]
+            submitted = [client.submit(p, model=model, lang=lang, options=options) for p in paths]
             records = _wait_with_progress(client, [s.job_id for s in submitted], timeout)
             if events_file is not None:
                 _write_events(pipeline, {s.job_id for s in submitted}, events_file)
             for item in submitted:
                 record = records.get(item.job_id)
-                result_path: Path | None = None
-                overlay_path: Path | None = None
+                row: dict[str, Any] = {
+                    "file": str(item.file),
+                    "job_id": item.job_id,
+                    "status": record["status"] if record else "UNKNOWN",
+                    "error": record.get("error") if record else None,
+                    "pages": record.get("page_count") if record else None,
+                    "record": record,
+                }
                 if record and record.get("status") == JobStatus.COMPLETED:
                     result_path = client.download_result(item.job_id, out_dir)
+                    row["result"] = str(result_path)
                     if overlay_page:
-                        overlay_path = _save_overlay(client, record, result_path, overlay_page)
-                rows.append(
-                    {
-                        "file": str(item.file),
-                        "job_id": item.job_id,
-                        "status": record["status"] if record else "UNKNOWN",
-                        "error": record.get("error") if record else None,
-                        "pages": record.get("page_count") if record else None,
-                        "result": str(result_path) if result_path else None,
-                        "record": record,
-                        "overlay": overlay_path,
-                    }
-                )
-    if as_json:
-        public = ("file", "job_id", "status", "error", "pages", "result")
-        print(json.dumps([{key: row[key] for key in public} for row in rows]))
-    else:
-        shown = [row["record"] or JobRecord(job_id=row["job_id"], status="UNKNOWN") for row in rows]
-        out.print(jobs_table(shown, "jobs"))
-        for row in rows:
-            if row["result"]:
-                _print_result_summary(row["file"], Path(row["result"]), row["overlay"])
-    if not all(row["status"] == JobStatus.COMPLETED for row in rows):
-        raise typer.Exit(code=1)
+                        row.update(_overlay(client, record, result_path, overlay_page))
+                rows.append(row)
+    return rows
+
+
+def _overlay(
+    client: PipelineClient, record: JobRecord, result_path: Path, page: int
+) -> dict[str, Any]:
+    """The overlay's path, or why it could not be drawn: a job's result stands without it."""
+    try:
+        return {"overlay": _save_overlay(client, record, result_path, page)}
+    except (JobError, LookupError, OSError, ValueError) as exc:
+        return {"overlay": None, "overlay_error": f"{type(exc).__name__}: {exc}"}
+
+
+def _row_record(row: dict[str, Any]) -> JobRecord:
+    """A row that has no job record (a file turned away, a job never recorded), as a record."""
+    record = JobRecord(job_id=row["job_id"] or "-", status=row["status"], input_key=row["file"])
+    if row.get("error"):
+        record["error"] = row["error"]
+    return record
+
+
+def _print_rows(rows: list[dict[str, Any]]) -> None:
+    shown = [row.get("record") or _row_record(row) for row in rows]
+    out.print(jobs_table(shown, "jobs"))
+    for row in rows:
+        if row.get("result"):
+            print_result_summary(row["file"], Path(row["result"]), row.get("overlay"))
+        if row.get("overlay_error"):
+            out.print(f"[yellow]no overlay for {row['file']}[/]: {row['overlay_error']}")
 
 
 def _write_events(pipeline: LocalPipeline, job_ids: set[str], path: Path) -> None:
@@ -187,23 +273,39 @@ def _save_overlay(
     return target
 
 
-def _print_result_summary(file: str, result_path: Path, overlay_path: Path | None) -> None:
+def print_result_summary(file: str, result_path: Path, overlay_path: Path | None) -> None:
+    """Page 1's text (a layout model's: the document's Markdown), pages to review, the files."""
     document = json.loads(result_path.read_text())
-    first = (document.get("pages") or [{}])[0]
-    text = "\n".join(line["text"] for line in first.get("lines", []))
-    out.rule(f"{file}: page 1 of {len(document.get('pages', []))} ({document['engine']['name']})")
-    out.print(text or "(no text recognized)", markup=False, highlight=False)
-    for page in document.get("pages", []):
+    pages = document.get("pages") or [{}]
+    if document.get("markdown"):
+        _heading(f"{file}: {len(pages)} pages as Markdown ({document['engine']['name']})")
+        out.print(Markdown(document["markdown"]))
+    else:
+        text = "\n".join(line["text"] for line in pages[0].get("lines", []))
+        _heading(f"{file}: page 1 of {len(pages)} ({document['engine']['name']})")
+        out.print(text or "(no text recognized)", markup=False, highlight=False)
+    for page in pages:
         quality = page.get("quality") or {}
         if quality.get("verdict") == "review":
             reasons = ", ".join(quality.get("reasons", []))
             out.print(f"[yellow]review page {page['page']}[/]: {reasons}")
-    out.print(f"result: {result_path}")
-    searchable = result_path.with_name(names.RESULT_PDF)
-    if searchable.exists():
-        out.print(f"searchable PDF: {searchable}")
+    written = [result_path.parent / name for name in _RESULT_FILES]
     if overlay_path:
-        out.print(f"overlay of page 1: {overlay_path}")
+        written.append(overlay_path)
+    for path in written:
+        if path.is_file():
+            out.print(f"  {path}", highlight=False, soft_wrap=True)
+
+
+def _heading(title: str) -> None:
+    if out.is_terminal:
+        out.rule(title)
+    else:
+        out.print(f"== {title}", markup=False, highlight=False, soft_wrap=True)
+
+
+# What a run downloads beside each other, in the order a person would open them.
+_RESULT_FILES = (names.RESULT_MD, names.RESULT_JSON, names.RESULT_PDF, names.RESULT_TEXTRACT)
 
 
 def _wait_with_progress(
@@ -293,7 +395,7 @@ def local_up(
             if as_json:
                 print(json.dumps(described), flush=True)
             else:
-                _print_local_up(described, resources.input_bucket)
+                _print_local_up(described, resources.input_bucket, vl_substitute=vl_substitute)
             try:
                 while True:
                     time.sleep(1)
@@ -305,7 +407,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def _print_local_up(described: dict[str, Any], input_bucket: str) -> None:
+def _print_local_up(described: dict[str, Any], input_bucket: str, *, vl_substitute: bool) -> None:
     url = described["endpoint_url"]
     labels = {
         "endpoint_url": "endpoint url",
@@ -324,14 +426,17 @@ def _print_local_up(described: dict[str, Any], input_bucket: str) -> None:
     for key, label in labels.items():
         table.add_row(label, str(described[key]))
     out.print(table)
+    # Without the substitute, PaddleOCR-VL needs weights this machine does not have.
+    smoke_models = "" if vl_substitute else " --model PP-OCRv6 --model PP-OCRv5 --model structure"
     out.print(
         "Try:\n"
         "  export AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local "
         "AWS_DEFAULT_REGION=us-east-1\n"
         f"  aws --endpoint-url {url} s3 cp FILE "
-        f"s3://{input_bucket}/input/PP-OCRv5/FILE\n"
+        f"s3://{input_bucket}/input/{default_text_model(DEFAULT_LANGUAGE).value}/FILE\n"
+        f"  idp submit FILE --wait 300 --endpoint-url {url}\n"
         f"  idp jobs --endpoint-url {url}\n"
-        f"  idp smoke --endpoint-url {url}\n"
+        f"  idp smoke --endpoint-url {url}{smoke_models}\n"
         f"  idp endpoint status --endpoint-url {url}\n"
         "Ctrl-C stops everything.",
         soft_wrap=True,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated
 
@@ -16,8 +17,8 @@ from devkit.cli.common import (
     ModelOption,
     StackTarget,
     TextLayerOption,
-    err,
-    job_model,
+    TextModelOption,
+    check_job,
     jobs_table,
     out,
     review_cell,
@@ -25,10 +26,12 @@ from devkit.cli.common import (
 )
 from devkit.cli.dlq import dlq_app
 from devkit.cli.endpoint import endpoint_app
+from devkit.cli.errors import DEBUG_KEY, JobFailed, ReportingGroup
 from devkit.cli.local import local_app
 from devkit.cli.models import models_app
 from devkit.cli.smoke import smoke
 from devkit.client import JobProgress
+from idp.contract.job_record import JobRecord
 from idp.contract.jobs import JobOptions
 from idp.contract.languages import DEFAULT_LANGUAGE
 from idp.contract.names import JobStatus, TextLayerMode
@@ -37,6 +40,7 @@ app = typer.Typer(
     help="Serverless document OCR with PaddleOCR: local runs and job tools.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    cls=ReportingGroup,
 )
 app.add_typer(local_app, name="local")
 app.add_typer(models_app, name="models")
@@ -44,27 +48,82 @@ app.add_typer(endpoint_app, name="endpoint")
 app.add_typer(dlq_app, name="dlq")
 app.command()(smoke)
 
+# What `idp status` leaves out unless --json: the pipeline's own bookkeeping.
+_INTERNAL_FIELDS = frozenset(
+    {"dispatch_lease_until", "processing_invocation", "object_version", "status_created_at"}
+)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        out.print(f"idp {version('paddle-idp')}")
+        raise typer.Exit
+
+
+@app.callback()
+def idp(
+    ctx: typer.Context,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="show the traceback of any error, for a bug report")
+    ] = False,
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="print the version and exit"
+        ),
+    ] = False,
+) -> None:
+    """Serverless document OCR with PaddleOCR: local runs and job tools."""
+    ctx.meta[DEBUG_KEY] = debug
+
 
 # -- jobs against a deployed stack or a local emulator ---------------------------------------------
 @app.command()
 @with_stack_target
 def submit(
-    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False)],
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="the document to read")],
     model: ModelOption = None,
     lang: LangOption = DEFAULT_LANGUAGE,
     text_layer: TextLayerOption = TextLayerMode.AUTO,
+    text_model: TextModelOption = None,
+    wait: Annotated[
+        float,
+        typer.Option(help="wait this many seconds for the job to end (0: do not wait)", min=0),
+    ] = 0.0,
     *,
     stack: StackTarget,
     as_json: JsonOption = False,
 ) -> None:
-    """Upload a document and queue its job; prints the job id."""
-    submitted = stack.client().submit(
-        file, model=job_model(model, lang), lang=lang, options=JobOptions(text_layer=text_layer)
+    """Upload a document and queue its job; prints the job id (and, with --wait, its end)."""
+    ocr_model = check_job(file, model, lang)
+    client = stack.client()
+    submitted = client.submit(
+        file,
+        model=ocr_model,
+        lang=lang,
+        options=JobOptions(text_layer=text_layer, text_model=text_model),
     )
+    record = client.wait([submitted.job_id], timeout_s=wait)[submitted.job_id] if wait else None
     if as_json:
-        print(json.dumps({"job_id": submitted.job_id, "key": submitted.key}))
+        shown = {"job_id": submitted.job_id, "key": submitted.key}
+        print(json.dumps({**shown, "status": record.get("status")} if record else shown))
     else:
         out.print(submitted.job_id)
+        if record:
+            out.print(jobs_table([record], "job"))
+    if wait:
+        _require_completed(submitted.job_id, record)
+
+
+def _require_completed(job_id: str, record: JobRecord | None) -> None:
+    if record is None:
+        raise JobFailed(f"job {job_id} was not recorded in time: `idp status {job_id[:12]}`")
+    if record["status"] == JobStatus.COMPLETED:
+        return
+    error = record.get("error")
+    if error:
+        raise JobFailed(f"job {job_id} failed: {error['code']}: {error['message']}")
+    raise JobFailed(f"job {job_id} did not end in time (status {record['status']})")
 
 
 @app.command()
@@ -76,20 +135,19 @@ def status(
     as_json: JsonOption = False,
 ) -> None:
     """Show one job's record."""
-    record = stack.client().job(job_id)
-    if record is None:
-        err.print(f"[red]no job {job_id}[/]")
-        raise typer.Exit(code=2)
+    record = stack.client().require_job(job_id)
     if as_json:
         print(json.dumps(record))
         return
-    table = Table(title=f"job {job_id}", show_header=False)
+    table = Table(title=f"job {record['job_id']}", show_header=False)
     progress = JobProgress.of(record).describe()
     if progress:
         table.add_row("[bold]progress[/]", f"{progress} pages")
     if "review_pages" in record:
         table.add_row("[bold]review[/]", review_cell(record))
     for key, value in record.items():
+        if key in _INTERNAL_FIELDS:
+            continue
         table.add_row(key, json.dumps(value) if isinstance(value, dict | list) else str(value))
     out.print(table)
 
@@ -109,7 +167,8 @@ def _since(value: str | None) -> str | None:
 @with_stack_target
 def jobs(
     status_filter: Annotated[
-        JobStatus | None, typer.Option("--status", case_sensitive=False)
+        JobStatus | None,
+        typer.Option("--status", case_sensitive=False, help="only the jobs in this status"),
     ] = None,
     since: Annotated[str | None, typer.Option(help="ISO time or 30m / 2h / 7d")] = None,
     *,
@@ -121,7 +180,7 @@ def jobs(
     if as_json:
         print(json.dumps(records))
     else:
-        out.print(jobs_table(records, f"{len(records)} jobs"))
+        out.print(jobs_table(records, f"{len(records)} job{'' if len(records) == 1 else 's'}"))
 
 
 @app.command()
@@ -149,19 +208,20 @@ def result(
 @with_stack_target
 def overlay(
     job_id: str,
-    page: Annotated[int, typer.Option("--page", "-p", min=1)] = 1,
-    out_path: Annotated[Path | None, typer.Option("--out")] = None,
+    page: Annotated[int, typer.Option("--page", "-p", min=1, help="the page to draw")] = 1,
+    out_path: Annotated[
+        Path | None, typer.Option("--out", help="the PNG to write; default: JOB-pageN.png")
+    ] = None,
     *,
     stack: StackTarget,
+    as_json: JsonOption = False,
 ) -> None:
     """Write a PNG of a page with the recognized boxes and text drawn on it."""
     from devkit.overlay import render_overlay
 
     client = stack.client()
-    record = client.job(job_id)
-    if record is None:
-        err.print(f"[red]no job {job_id}[/]")
-        raise typer.Exit(code=2)
+    record = client.require_job(job_id)
+    job_id = record["job_id"]
     image = render_overlay(
         client.input_bytes(record),
         client.result_document(job_id),
@@ -170,7 +230,10 @@ def overlay(
     )
     target = out_path or Path(f"{job_id}-page{page}.png")
     image.save(target)
-    out.print(str(target))
+    if as_json:
+        print(json.dumps({"job_id": job_id, "page": page, "overlay": str(target)}))
+    else:
+        out.print(str(target))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from devkit.cli.common import EndpointOption, RegionOption, aws_endpoint, err, out
+from devkit.cli.errors import CliError
 from idp.contract.env.functions import Env
 from idp.document.ocr.models.manifest import ModelPin
 
@@ -32,9 +33,12 @@ ManifestOption = Annotated[
 
 
 def _model_cache(bucket: str, endpoint_url: str | None, region: str | None) -> ModelCache:
+    """The cache in `bucket`, once the bucket answers: before any model is packed or fetched."""
     from idp.document.ocr.models.cache import ModelCache
 
-    return ModelCache(s3=aws_endpoint(endpoint_url, region).client("s3"), bucket=bucket)
+    s3 = aws_endpoint(endpoint_url, region).client("s3")
+    s3.head_bucket(Bucket=bucket)
+    return ModelCache(s3=s3, bucket=bucket)
 
 
 @models_app.command("import-dir")
@@ -47,8 +51,10 @@ def models_import_dir(
     region: RegionOption = None,
 ) -> None:
     """Upload a local model directory into the model-cache bucket and pin it."""
-    from idp.document.ocr.models.cache import archive_key
+    from idp.document.ocr.models.cache import archive_key, is_model_dir
 
+    if not is_model_dir(path):
+        raise CliError(f"{path} is not a model directory: it needs inference.yml and weights")
     digest = _model_cache(bucket, endpoint_url, region).import_dir(model_name, path)
     out.print(f"{model_name} → s3://{bucket}/{archive_key(model_name)} (sha256 {digest})")
     _pin(

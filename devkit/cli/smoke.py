@@ -32,7 +32,7 @@ from devkit.cli.common import (
     out,
     parse_model,
     pipeline_client,
-    resolve_names,
+    pipeline_names,
     status_style,
     with_stack_target,
 )
@@ -268,7 +268,7 @@ def smoke(
     Exits 0 only if every job COMPLETED within --timeout with text resembling the page.
     """
     endpoint = stack.endpoint
-    pipeline = resolve_names(endpoint, stack.stack_name)
+    pipeline = pipeline_names(endpoint, stack.stack_name)
     models = list(dict.fromkeys(parse_model(name) for name in model_names or []))
     models = models or default_models(pipeline)
     if OcrModel.PADDLEOCR_VL in models and pipeline.vl_endpoint is None:

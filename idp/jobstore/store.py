@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import Iterator, Mapping
 from typing import Any, Final, cast
 
-from boto3.dynamodb.conditions import ConditionBase, Key
+from boto3.dynamodb.conditions import Attr, ConditionBase, Key
 
 from idp.contract import names
 from idp.contract.errors import JobError
@@ -262,6 +262,20 @@ class JobStore(ChunkBookkeeping):
                     return
             if "LastEvaluatedKey" not in page:
                 return
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def ids_starting_with(self, prefix: str) -> list[str]:
+        """The ids of the jobs whose id starts with `prefix` (a scan: for people, not paths)."""
+        kwargs: dict[str, Any] = {
+            "FilterExpression": Attr(names.JOB_ID_ATTR).begins_with(prefix),
+            "ProjectionExpression": names.JOB_ID_ATTR,
+        }
+        ids: list[str] = []
+        while True:
+            page = self._table.scan(**kwargs)
+            ids += [str(item[names.JOB_ID_ATTR]) for item in page.get("Items", [])]
+            if "LastEvaluatedKey" not in page:
+                return ids
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def list_all(self, *, since: str | None = None) -> list[JobRecord]:

@@ -207,8 +207,8 @@ def test_a_missing_stack_is_reported_not_raised(pipeline: LocalPipeline) -> None
     # WHEN its endpoint's status is asked for
     result = _idp("endpoint", "status", "--stack-name", "NoSuchStack", env=aws)
 
-    # THEN the command exits 2 with a message naming the stack
-    assert result.exit_code == 2
+    # THEN the command exits 3 (not found) with a message naming the stack
+    assert result.exit_code == 3
     assert "NoSuchStack" in result.stderr
 
 

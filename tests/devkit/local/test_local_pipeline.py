@@ -6,12 +6,13 @@ import json
 import random
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from PIL import Image, ImageDraw
 
 from devkit.client import PipelineClient
+from devkit.hostile import CORPUS as HOSTILE
 from devkit.local.pipeline import LocalPipeline
 from devkit.synthetic import encode, encode_pages, pdf_pages, render_page, sample_lines
 from devkit.textmetrics import character_error_rate
@@ -126,12 +127,58 @@ def test_local_run_cli_exits_nonzero_when_a_job_fails(tmp_path: Path) -> None:
     # WHEN it is run locally
     done = idp_cli("local", "run", str(fake), "--model", "PP-OCRv5", "--json")
 
-    # THEN the job ends FAILED with its specific code and the command exits non-zero
-    assert done.returncode == 1
+    # THEN it is turned away before anything starts, with its specific code, and the command
+    # exits 2 (usage: nothing could run)
+    assert done.returncode == 2
     (row,) = json.loads(done.stdout)
-    assert row["status"] == "FAILED"
+    assert row["status"] == "REJECTED"
+    assert row["job_id"] is None
     assert row["error"]["code"] == "UNSUPPORTED_MEDIA_TYPE"
     assert row["result"] is None
+    assert "starting" not in done.stderr
+
+
+# Hostile inputs of every kind of ending: read, failed with a code, turned away before the run,
+# and completed with a page too thin to draw (the 0.5-point PDF page renders 1 × 1 px).
+HOSTILE_RUN: Final = (
+    "png-800x8-text",
+    "png-1x1",
+    "pdf-near-zero-box",
+    "pdf-thin-box",
+    "pdf-rotate-45",
+    "jpeg-exif-orientation-9",
+)
+
+
+def test_local_run_over_hostile_inputs_gives_every_file_its_row(tmp_path: Path) -> None:
+    # GIVEN hostile documents and a text file among them
+    files = []
+    for name in HOSTILE_RUN:
+        files.append(tmp_path / f"{name}.{name.split('-')[0]}")
+        files[-1].write_bytes(HOSTILE[name]())
+    notes = tmp_path / "notes.png"
+    notes.write_text("not an image\n")
+    files.insert(2, notes)
+
+    # WHEN they are run locally in one go
+    done = idp_cli("local", "run", *map(str, files), "--model", "PP-OCRv5", "--json")
+
+    # THEN every file has its row, in the order given, each ended with its code
+    rows = json.loads(done.stdout)
+    assert [row["file"] for row in rows] == [str(file) for file in files]
+    by_name = {Path(row["file"]).stem: row for row in rows}
+    assert by_name["notes"]["status"] == "REJECTED"
+    assert by_name["notes"]["error"]["code"] == "UNSUPPORTED_MEDIA_TYPE"
+    assert by_name["png-1x1"]["status"] == "FAILED"
+    assert by_name["png-1x1"]["error"]["code"] == "IMAGE_SHAPE_UNSUPPORTED"
+    assert by_name["png-800x8-text"]["status"] == "COMPLETED"
+    # AND a page that cannot be drawn costs its overlay, not its result
+    thin = by_name["pdf-near-zero-box"]
+    assert thin["status"] == "COMPLETED"
+    assert Path(thin["result"]).is_file()
+    assert "UnsupportedShape" in thin["overlay_error"]
+    # AND the run exits 5: not every job completed
+    assert done.returncode == 5, done.stderr[-2000:]
 
 
 def test_s3_upload_under_input_prefix_is_picked_up(pipeline: LocalPipeline) -> None:

@@ -17,6 +17,7 @@ import pytest
 from textractor.parsers import response_parser
 
 from devkit.textmetrics import character_error_rate
+from idp.contract import names
 from idp.contract.results import LAYOUT_BLOCK_TYPES
 from tests.docs_samples import integrate_sample
 from tests.local_runs import idp_cli
@@ -219,3 +220,22 @@ def test_a_born_digital_table_the_layout_model_calls_a_figure_is_found_by_its_ru
     for r, row in enumerate(truth):
         for c, value in enumerate(row):
             assert grid[(r + 1, c + 1)] == " ".join((value or "").split())
+
+
+def test_a_structure_run_prints_its_markdown_and_lists_the_files_it_wrote(
+    ran: dict[str, dict[str, Any]],
+) -> None:
+    from devkit.cli.common import out
+    from devkit.cli.local import print_result_summary
+
+    # WHEN `idp local run` (without --json) sums up the mtcars job
+    row = ran["mtcars.pdf"]
+    with out.capture() as captured:
+        print_result_summary(row["file"], Path(row["result"]), None)
+    shown = captured.get().splitlines()
+
+    # THEN its table prints as a table: a row's label and values on one line, not a cell a line
+    assert any("Mazda RX4 Wag" in line and "160.0" in line for line in shown), shown[:40]
+    # AND every file the job wrote is named
+    for name in (names.RESULT_MD, names.RESULT_JSON, names.RESULT_PDF, names.RESULT_TEXTRACT):
+        assert f"  {_files(row) / name}" in shown
