@@ -25,7 +25,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK := True
 export IDP_MODELS_DIR := $(abspath $(MODELS_DIR))
 
-.PHONY: help setup hooks poppler libreoffice test lint typecheck docs pytest checkov demo synth image-test schemas \
+.PHONY: help setup hooks poppler libreoffice chromium test lint typecheck docs pytest checkov demo synth image-test schemas \
 	clean
 
 help:
@@ -37,7 +37,7 @@ help:
 	@echo "make image-test  build both images (Docker needed) and run them as AWS would"
 	@echo "make schemas  regenerate schemas/ (JSON Schemas of the job message and result.json)"
 
-setup: $(INSTALLED) $(CDK) $(WEIGHTS) poppler libreoffice hooks
+setup: $(INSTALLED) $(CDK) $(WEIGHTS) poppler libreoffice chromium hooks
 
 # The commit-msg hook: subjects of at most 72 characters, body apart (docs/development.md).
 hooks: $(INSTALLED)
@@ -46,6 +46,10 @@ hooks: $(INSTALLED)
 # The local run converts Office documents with the host's LibreOffice (Debian's -nogui packages).
 libreoffice:
 	scripts/ensure-libreoffice.sh
+
+# Debian's chromium and its driver: the tests open result.html in a real headless browser.
+chromium:
+	scripts/ensure-chromium.sh
 
 # pdftotext (Debian poppler-utils): the tests read result.pdf back with an extractor of its own.
 poppler:

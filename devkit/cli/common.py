@@ -62,6 +62,9 @@ TextModelOption = Annotated[
         "PP-OCRv6; default: the stack's)",
     ),
 ]
+JobIdArgument = Annotated[
+    str, typer.Argument(help="a job id, or 8 or more of its first characters", metavar="JOB")
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="machine-readable output on stdout")]
 EndpointOption = Annotated[
     str | None,

@@ -39,6 +39,7 @@ from devkit.cli.common import (
     validate_lang,
 )
 from devkit.cli.errors import ExitCode
+from devkit.cli.views import RESULT_HTML, open_viewer, write_views
 from devkit.client import JobProgress, PipelineClient
 from idp.contract import names
 from idp.contract.errors import JobError
@@ -93,7 +94,12 @@ def local_run(
             "(EventBridge envelopes, one JSON object per line) to this file",
         ),
     ] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+    open_viewer_: Annotated[
+        bool, typer.Option("--open", help="open the first result.html in a browser")
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="log the functions' own lines to stderr")
+    ] = False,
 ) -> None:
     """Start the emulator, seed the model cache, run the documents, download results, stop.
 
@@ -124,10 +130,16 @@ def local_run(
     )
     rows = [row if row is not None else next(ran) for row in checked]  # in the order given
     if as_json:
-        public = ("file", "job_id", "status", "error", "pages", "result", "overlay_error")
+        public = (
+            *("file", "job_id", "status", "error", "pages", "result"),
+            *("viewer", "viewer_error", "overlay_error"),
+        )
         print(json.dumps([{key: row.get(key) for key in public} for row in rows]))
     elif accepted:
         _print_rows(rows)
+    viewers = [row["viewer"] for row in rows if row.get("viewer")]
+    if open_viewer_ and viewers:
+        open_viewer(Path(viewers[0]))
     if not accepted:  # nothing ran: a line per file turned away
         for row in rows:
             err.print(f"[red]error:[/] {row['file']}: {row['error']['message']}", soft_wrap=True)
@@ -203,20 +215,9 @@ def _run_jobs(
                 if record and record.get("status") == JobStatus.COMPLETED:
                     result_path = client.download_result(item.job_id, out_dir)
                     row["result"] = str(result_path)
-                    if overlay_page:
-                        row.update(_overlay(client, record, result_path, overlay_page))
+                    row.update(write_views(client, record, result_path, overlay_page))
                 rows.append(row)
     return rows
-
-
-def _overlay(
-    client: PipelineClient, record: JobRecord, result_path: Path, page: int
-) -> dict[str, Any]:
-    """The overlay's path, or why it could not be drawn: a job's result stands without it."""
-    try:
-        return {"overlay": _save_overlay(client, record, result_path, page)}
-    except (JobError, LookupError, OSError, ValueError) as exc:
-        return {"overlay": None, "overlay_error": f"{type(exc).__name__}: {exc}"}
 
 
 def _row_record(row: dict[str, Any]) -> JobRecord:
@@ -232,9 +233,11 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
     out.print(jobs_table(shown, "jobs"))
     for row in rows:
         if row.get("result"):
-            print_result_summary(row["file"], Path(row["result"]), row.get("overlay"))
-        if row.get("overlay_error"):
-            out.print(f"[yellow]no overlay for {row['file']}[/]: {row['overlay_error']}")
+            overlay = row.get("overlay")
+            print_result_summary(row["file"], Path(row["result"]), overlay and Path(overlay))
+        for view in ("viewer", "overlay"):
+            if row.get(f"{view}_error"):
+                out.print(f"[yellow]no {view} for {row['file']}[/]: {row[f'{view}_error']}")
 
 
 def _write_events(pipeline: LocalPipeline, job_ids: set[str], path: Path) -> None:
@@ -249,28 +252,6 @@ def _write_events(pipeline: LocalPipeline, job_ids: set[str], path: Path) -> Non
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(event) + "\n" for event in received))
     err.print(f"{len(received)} job-finished events → {path}")
-
-
-def _save_overlay(
-    client: PipelineClient, record: JobRecord, result_path: Path, page: int
-) -> Path | None:
-    from devkit.overlay import render_overlay
-
-    document = json.loads(result_path.read_text())
-    if page > len(document.get("pages", [])):
-        return None
-    target = result_path.parent / f"page-{page}-overlay.png"
-    options = JobOptions.model_validate(record.get("options") or {})
-    pages_pdf = result_path.parent / names.RESULT_PDF
-    if (document.get("source") or {}).get("conversion") is not None:
-        # An Office document's pages are its conversion: result.pdf shows them.
-        if not pages_pdf.is_file():
-            return None
-        pages = pages_pdf.read_bytes()
-    else:
-        pages = client.input_bytes(record)
-    render_overlay(pages, document, page, options=options).save(target)
-    return target
 
 
 def print_result_summary(file: str, result_path: Path, overlay_path: Path | None) -> None:
@@ -305,7 +286,13 @@ def _heading(title: str) -> None:
 
 
 # What a run downloads beside each other, in the order a person would open them.
-_RESULT_FILES = (names.RESULT_MD, names.RESULT_JSON, names.RESULT_PDF, names.RESULT_TEXTRACT)
+_RESULT_FILES = (
+    RESULT_HTML,
+    names.RESULT_MD,
+    names.RESULT_JSON,
+    names.RESULT_PDF,
+    names.RESULT_TEXTRACT,
+)
 
 
 def _wait_with_progress(
@@ -357,7 +344,9 @@ def local_up(
             "--json", help="print the names as one JSON line on stdout once everything runs"
         ),
     ] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="log the functions' own lines to stderr")
+    ] = False,
 ) -> None:
     """Keep the emulator and runtime running until Ctrl-C (or SIGTERM); print how to reach them."""
     from devkit.local.pipeline import LocalPipeline

@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from devkit.cli.common import (
+    JobIdArgument,
     JsonOption,
     LangOption,
     ModelOption,
@@ -26,11 +27,12 @@ from devkit.cli.common import (
 )
 from devkit.cli.dlq import dlq_app
 from devkit.cli.endpoint import endpoint_app
-from devkit.cli.errors import DEBUG_KEY, JobFailed, ReportingGroup
+from devkit.cli.errors import DEBUG_KEY, CliError, JobFailed, ReportingGroup
 from devkit.cli.local import local_app
 from devkit.cli.models import models_app
 from devkit.cli.smoke import smoke
-from devkit.client import JobProgress
+from devkit.cli.views import RESULT_HTML, open_viewer, write_views
+from devkit.client import JobProgress, PipelineClient
 from idp.contract.job_record import JobRecord
 from idp.contract.jobs import JobOptions
 from idp.contract.languages import DEFAULT_LANGUAGE
@@ -129,7 +131,7 @@ def _require_completed(job_id: str, record: JobRecord | None) -> None:
 @app.command()
 @with_stack_target
 def status(
-    job_id: str,
+    job_id: JobIdArgument,
     *,
     stack: StackTarget,
     as_json: JsonOption = False,
@@ -186,28 +188,66 @@ def jobs(
 @app.command()
 @with_stack_target
 def result(
-    job_id: str,
-    out_dir: Annotated[Path | None, typer.Option("--out", help="save files here")] = None,
+    job_id: JobIdArgument,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="save the result files and result.html here")
+    ] = None,
     *,
     stack: StackTarget,
     as_json: JsonOption = False,
 ) -> None:
-    """Print a job's recognized text (or save result.json, result.md, result.pdf with --out)."""
+    """Print a job's recognized text (Markdown for a layout model), or save its files (--out)."""
     client = stack.client()
     if out_dir is not None:
-        out.print(str(client.download_result(job_id, out_dir)))
+        saved = _download(client, job_id, out_dir)
+        if as_json:
+            print(json.dumps({key: str(path) for key, path in saved.items()}))
+        else:
+            for path in saved.values():
+                out.print(str(path), highlight=False, soft_wrap=True)
         return
     document = client.result_document(job_id)
     if as_json:
         print(json.dumps(document))
     else:
-        out.print(document.get("markdown") or document.get("text", ""))
+        out.print(document.get("markdown") or document.get("text", ""), markup=False)
+
+
+@app.command()
+@with_stack_target
+def view(
+    job_id: JobIdArgument,
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="where the result files and result.html are saved")
+    ] = Path("idp-results"),
+    open_browser: Annotated[
+        bool, typer.Option("--open/--no-open", help="open result.html in a browser")
+    ] = True,
+    *,
+    stack: StackTarget,
+) -> None:
+    """Save a job's result and open result.html: its pages, blocks, tables and verdicts."""
+    saved = _download(stack.client(), job_id, out_dir)
+    viewer = saved[RESULT_HTML]
+    out.print(str(viewer), highlight=False, soft_wrap=True)
+    if open_browser:
+        open_viewer(viewer)
+
+
+def _download(client: PipelineClient, job_id: str, out_dir: Path) -> dict[str, Path]:
+    """The job's result files under out_dir/<job id>/ by name, result.html among them."""
+    record = client.require_job(job_id)
+    result_path = client.download_result(record["job_id"], out_dir)
+    views = write_views(client, record, result_path)
+    if views.get("viewer_error"):
+        raise CliError(f"result saved in {result_path.parent}; {views['viewer_error']}")
+    return {path.name: path for path in sorted(result_path.parent.iterdir()) if path.is_file()}
 
 
 @app.command()
 @with_stack_target
 def overlay(
-    job_id: str,
+    job_id: JobIdArgument,
     page: Annotated[int, typer.Option("--page", "-p", min=1, help="the page to draw")] = 1,
     out_path: Annotated[
         Path | None, typer.Option("--out", help="the PNG to write; default: JOB-pageN.png")

@@ -12,8 +12,7 @@ from typing import Any
 import boto3
 import pytest
 from botocore.exceptions import EndpointConnectionError
-from click.testing import Result
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from devkit.cli.errors import ExitCode
 from devkit.cli.main import app
