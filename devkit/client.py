@@ -72,6 +72,7 @@ class PipelineNames:
     vl_endpoint: str | None = None
     vl_scale_in_alarm: str | None = None
     dlq_url: str | None = None  # the job queue's dead-letter queue
+    model_cache_bucket: str | None = None
 
     @classmethod
     def from_stack(cls, cloudformation: Any, stack_name: str = names.STACK_NAME) -> PipelineNames:
@@ -86,6 +87,7 @@ class PipelineNames:
                 jobs_table=outputs[Output.JOBS_TABLE],
                 queue_url=outputs[Output.JOB_QUEUE_URL],
                 dlq_url=outputs.get(Output.DLQ_URL),
+                model_cache_bucket=outputs.get(Output.MODEL_CACHE_BUCKET),
                 vl_endpoint=vl_endpoint,
                 # The stack names its scale-in alarm after itself (infra/stack.py).
                 vl_scale_in_alarm=scale_in_alarm_name(stack["StackName"]) if vl_endpoint else None,

@@ -17,6 +17,14 @@ import boto3
 import typer
 from rich import box
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from devkit.cli.errors import CliError, ExitCode
@@ -372,3 +380,37 @@ def _pages_cell(record: JobRecord) -> str:
     if not running:
         return str(record.get("page_count", ""))
     return JobProgress.of(record).describe()
+
+
+def wait_with_progress(
+    client: PipelineClient, job_ids: list[str], timeout: float
+) -> dict[str, JobRecord | None]:
+    """One bar for the jobs, and one per job counting its pages once the total is known."""
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} {task.fields[unit]}"),
+        TimeElapsedColumn(),
+        console=err,
+    ) as progress:
+        jobs_task = progress.add_task("OCR jobs", total=len(job_ids), unit="done")
+        page_tasks: dict[str, TaskID] = {}
+
+        def on_change(job_id: str, record: JobRecord) -> None:
+            status = str(record.get("status"))
+            if JobStatus(status).is_terminal:
+                progress.advance(jobs_task)
+            progress.console.print(f"  {job_id[:12]} → [{status_style(status)}]{status}[/]")
+
+        def on_poll(job_id: str, record: JobRecord) -> None:
+            done = JobProgress.of(record)
+            if done.pages_total is None or done.pages_total < 2:
+                return
+            if job_id not in page_tasks:
+                page_tasks[job_id] = progress.add_task(
+                    f"  {job_id[:12]} pages", total=done.pages_total, unit="pages"
+                )
+            progress.update(page_tasks[job_id], completed=done.pages_done)
+
+        return client.wait(job_ids, timeout_s=timeout, on_change=on_change, on_poll=on_poll)

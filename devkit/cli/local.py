@@ -13,14 +13,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markdown import Markdown
-from rich.progress import (
-    BarColumn,
-    Progress,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.table import Table
 
 from devkit.cli.common import (
@@ -35,12 +27,11 @@ from devkit.cli.common import (
     job_model,
     jobs_table,
     out,
-    status_style,
     validate_lang,
+    wait_with_progress,
 )
 from devkit.cli.errors import ExitCode
 from devkit.cli.views import RESULT_HTML, open_viewer, write_views
-from devkit.client import JobProgress, PipelineClient
 from idp.contract import names
 from idp.contract.errors import JobError
 from idp.contract.job_record import JobRecord
@@ -199,7 +190,7 @@ def _run_jobs(
         with LocalPipeline(settings) as pipeline:
             client = pipeline.client()
             submitted = [client.submit(p, model=model, lang=lang, options=options) for p in paths]
-            records = _wait_with_progress(client, [s.job_id for s in submitted], timeout)
+            records = wait_with_progress(client, [s.job_id for s in submitted], timeout)
             if events_file is not None:
                 _write_events(pipeline, {s.job_id for s in submitted}, events_file)
             for item in submitted:
@@ -293,40 +284,6 @@ _RESULT_FILES = (
     names.RESULT_PDF,
     names.RESULT_TEXTRACT,
 )
-
-
-def _wait_with_progress(
-    client: PipelineClient, job_ids: list[str], timeout: float
-) -> dict[str, JobRecord | None]:
-    """One bar for the jobs, and one per job counting its pages once the total is known."""
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} {task.fields[unit]}"),
-        TimeElapsedColumn(),
-        console=err,
-    ) as progress:
-        jobs_task = progress.add_task("OCR jobs", total=len(job_ids), unit="done")
-        page_tasks: dict[str, TaskID] = {}
-
-        def on_change(job_id: str, record: JobRecord) -> None:
-            status = str(record.get("status"))
-            if JobStatus(status).is_terminal:
-                progress.advance(jobs_task)
-            progress.console.print(f"  {job_id[:12]} → [{status_style(status)}]{status}[/]")
-
-        def on_poll(job_id: str, record: JobRecord) -> None:
-            done = JobProgress.of(record)
-            if done.pages_total is None or done.pages_total < 2:
-                return
-            if job_id not in page_tasks:
-                page_tasks[job_id] = progress.add_task(
-                    f"  {job_id[:12]} pages", total=done.pages_total, unit="pages"
-                )
-            progress.update(page_tasks[job_id], completed=done.pages_done)
-
-        return client.wait(job_ids, timeout_s=timeout, on_change=on_change, on_poll=on_poll)
 
 
 @local_app.command("up")

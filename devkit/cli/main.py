@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from importlib.metadata import version
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Final
 
 import typer
 from rich.table import Table
@@ -23,6 +23,7 @@ from devkit.cli.common import (
     jobs_table,
     out,
     review_cell,
+    wait_with_progress,
     with_stack_target,
 )
 from devkit.cli.dlq import dlq_app
@@ -49,11 +50,6 @@ app.add_typer(models_app, name="models")
 app.add_typer(endpoint_app, name="endpoint")
 app.add_typer(dlq_app, name="dlq")
 app.command()(smoke)
-
-# What `idp status` leaves out unless --json: the pipeline's own bookkeeping.
-_INTERNAL_FIELDS = frozenset(
-    {"dispatch_lease_until", "processing_invocation", "object_version", "status_created_at"}
-)
 
 
 def _print_version(value: bool) -> None:
@@ -105,7 +101,9 @@ def submit(
         lang=lang,
         options=JobOptions(text_layer=text_layer, text_model=text_model),
     )
-    record = client.wait([submitted.job_id], timeout_s=wait)[submitted.job_id] if wait else None
+    record = (
+        wait_with_progress(client, [submitted.job_id], wait)[submitted.job_id] if wait else None
+    )
     if as_json:
         shown = {"job_id": submitted.job_id, "key": submitted.key}
         print(json.dumps({**shown, "status": record.get("status")} if record else shown))
@@ -132,26 +130,60 @@ def _require_completed(job_id: str, record: JobRecord | None) -> None:
 @with_stack_target
 def status(
     job_id: JobIdArgument,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="every field of the job's record")
+    ] = False,
+    wait: Annotated[
+        float,
+        typer.Option(help="wait this many seconds for the job to end, with its pages done", min=0),
+    ] = 0.0,
     *,
     stack: StackTarget,
     as_json: JsonOption = False,
 ) -> None:
-    """Show one job's record."""
-    record = stack.client().require_job(job_id)
+    """Show one job: its status, pages, review, error, result files and times."""
+    client = stack.client()
+    record = client.require_job(job_id)
+    if wait:
+        record = wait_with_progress(client, [record["job_id"]], wait)[record["job_id"]] or record
     if as_json:
         print(json.dumps(record))
-        return
+    else:
+        out.print(_status_table(record, verbose=verbose))
+    if wait:
+        _require_completed(record["job_id"], record)
+
+
+# What `idp status` shows, in this order (`--verbose`: every field of the record).
+_STATUS_FIELDS: Final = (
+    *("status", "model", "lang", "input_key", "page_count"),
+    *("result_uri", "markdown_uri", "pdf_uri", "textract_uri"),
+    *("created_at", "started_at", "finished_at", "updated_at"),
+)
+
+
+def _status_table(record: JobRecord, *, verbose: bool) -> Table:
     table = Table(title=f"job {record['job_id']}", show_header=False)
+    table.add_column("field", no_wrap=True)
+    table.add_column("value", overflow="fold")
     progress = JobProgress.of(record).describe()
-    if progress:
+    if progress and not JobStatus(record["status"]).is_terminal:
         table.add_row("[bold]progress[/]", f"{progress} pages")
     if "review_pages" in record:
         table.add_row("[bold]review[/]", review_cell(record))
-    for key, value in record.items():
-        if key in _INTERNAL_FIELDS:
+    error = record.get("error")
+    if error:
+        table.add_row("[bold red]error[/]", f"{error['code']}: {error['message']}", style="red")
+    total = (record.get("timings_ms") or {}).get("total")
+    if isinstance(total, int | float):
+        table.add_row("ms", f"{total:.0f}")
+    shown = record.keys() if verbose else [key for key in _STATUS_FIELDS if key in record]
+    for key in shown:
+        if key == "error" or (key == "timings_ms" and not verbose):
             continue
+        value = record[key]  # type: ignore[literal-required]
         table.add_row(key, json.dumps(value) if isinstance(value, dict | list) else str(value))
-    out.print(table)
+    return table
 
 
 def _since(value: str | None) -> str | None:

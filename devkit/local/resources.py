@@ -65,6 +65,7 @@ def pipeline_names(endpoint: AwsEndpoint, prefix: str = LOCAL_PREFIX) -> Pipelin
         jobs_table=local.jobs_table,
         queue_url=sqs.get_queue_url(QueueName=local.job_queue)["QueueUrl"],
         dlq_url=sqs.get_queue_url(QueueName=local.job_dlq)["QueueUrl"],
+        model_cache_bucket=local.model_cache_bucket,
         vl_endpoint=vl_endpoint if vl_enabled else None,
         vl_scale_in_alarm=local.scale_in_alarm if vl_enabled else None,
     )

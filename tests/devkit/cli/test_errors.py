@@ -222,26 +222,51 @@ def test_the_result_of_a_failed_job_says_why_it_failed(local_up: LocalUp) -> Non
     assert_one_line(result, ExitCode.JOB_FAILED, "CORRUPT_DOCUMENT", "no page tree")
 
 
+@pytest.fixture(scope="module")
+def completed(local_up: LocalUp, pdf: Path) -> dict[str, Any]:
+    """A one-page job that `idp submit --wait` saw to its end."""
+    submitted = _idp("submit", str(pdf), "--wait", "300", "--json", *_url(local_up))
+    assert submitted.exit_code == 0, submitted.output
+    job: dict[str, Any] = json.loads(submitted.stdout)
+    assert job["status"] == "COMPLETED"
+    return job
+
+
+def _url(local_up: LocalUp) -> tuple[str, str]:
+    return ("--endpoint-url", local_up.endpoint_url)
+
+
 @pytest.mark.ocr
 def test_a_page_out_of_range_is_not_found_and_a_page_in_range_is_drawn(
-    local_up: LocalUp, pdf: Path, tmp_path: Path
+    local_up: LocalUp, completed: dict[str, Any], tmp_path: Path
 ) -> None:
-    url = ("--endpoint-url", local_up.endpoint_url)
-    # GIVEN a completed one-page job (submit --wait)
-    submitted = _idp("submit", str(pdf), "--wait", "300", "--json", *url)
-    assert submitted.exit_code == 0, submitted.output
-    job = json.loads(submitted.stdout)
-    assert job["status"] == "COMPLETED"
-    prefix = job["job_id"][:12]
+    prefix = completed["job_id"][:12]
 
-    # WHEN page 9 of it is to be drawn
-    result = _idp("overlay", prefix, "--page", "9", *url)
+    # WHEN page 9 of the one-page job is to be drawn
+    result = _idp("overlay", prefix, "--page", "9", *_url(local_up))
     # THEN the command exits 3 saying there is no such page
     assert_one_line(result, ExitCode.NOT_FOUND, "no page 9")
 
     # AND page 1 is drawn, named in --json
     target = tmp_path / "page-1.png"
-    drawn = _idp("overlay", prefix, "--out", str(target), "--json", *url)
+    drawn = _idp("overlay", prefix, "--out", str(target), "--json", *_url(local_up))
     assert drawn.exit_code == 0, drawn.output
-    assert json.loads(drawn.stdout) == {"job_id": job["job_id"], "page": 1, "overlay": str(target)}
+    job_id = completed["job_id"]
+    assert json.loads(drawn.stdout) == {"job_id": job_id, "page": 1, "overlay": str(target)}
     assert target.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.ocr
+def test_status_shows_what_a_user_needs_and_verbose_the_rest(
+    local_up: LocalUp, completed: dict[str, Any]
+) -> None:
+    prefix = completed["job_id"][:12]
+    shown = _idp("status", prefix, *_url(local_up))
+    assert shown.exit_code == 0, shown.output
+    assert "COMPLETED" in shown.stdout
+    assert "result_uri" in shown.stdout
+    assert "dispatch_lease_until" not in shown.stdout
+
+    everything = _idp("status", prefix, "--verbose", "--wait", "5", *_url(local_up))
+    assert everything.exit_code == 0, everything.output
+    assert "dispatch_lease_until" in everything.stdout

@@ -44,6 +44,7 @@ def _run(tmp: Path, *files: Path, text_layer: str = "auto") -> dict[str, dict[st
         "--json", "--out", str(tmp), "--overlay-page", "0",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "Warning" not in done.stderr  # no library's warnings reach the user
     return {Path(row["file"]).name: row for row in json.loads(done.stdout)}
 
 

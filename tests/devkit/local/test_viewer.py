@@ -27,6 +27,7 @@ MTCARS = REPO_ROOT / "tests" / "samples" / "tables" / "mtcars.pdf"
 def _run(out: Path, file: Path, *options: str) -> dict[str, Any]:
     done = idp_cli("local", "run", str(file), "--out", str(out), "--json", *options)
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "Warning" not in done.stderr  # no library's warnings reach the user
     (row,) = json.loads(done.stdout)
     return dict(row)
 

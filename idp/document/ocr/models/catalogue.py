@@ -118,3 +118,24 @@ PADDLEOCR_VL_MODELS: Final = VL_PIPELINE_MODELS[VL_DEFAULT_PIPELINE_VERSION]
 DEFAULT_SYNC_MODELS: Final = (
     PP_OCRV5_MODELS + PP_OCRV6_MODELS + PP_STRUCTUREV3_MODELS + PADDLEOCR_VL_MODELS
 )
+
+
+# What a model does, by the part of its name that says so (`idp models list`).
+_PURPOSES: Final = (
+    ("table_cell", "table cells"),
+    ("_det", "text detection: where the lines are"),
+    ("_rec", "text recognition: what a line says"),
+    ("doc_ori", "page orientation"),
+    ("textline_ori", "text-line orientation"),
+    ("UVDoc", "page unwarping"),
+    ("table_cls", "table kind: ruled or not"),
+    ("SLANe", "table structure"),
+    ("FormulaNet", "formulas to LaTeX"),
+    ("Layout", "layout regions"),
+    ("layout", "layout regions"),
+    ("PaddleOCR-VL", "PaddleOCR-VL's vision-language model"),
+)
+
+
+def model_purpose(model_name: str) -> str:
+    return next((what for part, what in _PURPOSES if part in model_name), "")

@@ -59,6 +59,9 @@ class ModelManifest:
             for name, entry in document["models"].items()
         )
 
+    def pins(self) -> list[ModelPin]:
+        return sorted(self._pins.values(), key=lambda pin: pin.name)
+
     def pinned_sha256(self, model_name: str) -> str | None:
         pin = self._pins.get(model_name)
         return pin.sha256 if pin else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,9 @@ def prepare_paddle_environment(tmp_root: Path | None = None) -> None:
     home = os.environ.get("HOME")
     if not home or not os.access(home, os.W_OK):
         os.environ["HOME"] = str(root)
+    # Paddle warns at import that no ccache is installed: it would build C++ extensions, which
+    # the pipeline never does, and the line only confuses a reader of the logs.
+    warnings.filterwarnings("ignore", message="No ccache found", category=UserWarning)
 
 
 def match_paddlex_log_level() -> None:

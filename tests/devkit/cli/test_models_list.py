@@ -1,0 +1,33 @@
+"""`idp models list`: every model of the manifest, what it is for, its pin, and whether the
+cache holds it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from devkit.cli.main import app
+from idp.document.ocr.models.manifest import ModelManifest
+from tests.devkit.cli.conftest import LocalUp
+
+
+def test_every_model_of_the_manifest_is_listed_with_its_purpose_and_pin() -> None:
+    result = CliRunner().invoke(app, ["models", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    pins = {pin.name: pin.sha256 for pin in ModelManifest.load().pins()}
+    assert {row["model"]: row["sha256"] for row in rows} == pins
+    assert all(row["for"] for row in rows), [row["model"] for row in rows if not row["for"]]
+    assert {row["in_cache"] for row in rows} == {None}  # no cache was named
+
+
+@pytest.mark.ocr
+def test_the_local_cache_holds_the_pinned_offline_models(local_up: LocalUp) -> None:
+    url = ["--endpoint-url", local_up.endpoint_url]
+    result = CliRunner().invoke(app, ["models", "list", "--json", *url])
+    assert result.exit_code == 0, result.output
+    cached = {row["model"] for row in json.loads(result.stdout) if row["in_cache"]}
+    # `idp local up` seeds the cache with the offline weights, each pinned
+    assert {"PP-OCRv5_mobile_det", "PP-OCRv6_small_rec", "SLANet_plus"} <= cached
