@@ -85,6 +85,7 @@ def models_import_dir(
     stack_name: StackNameOption = None,
     endpoint_url: EndpointOption = None,
     region: RegionOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Upload a local model directory into the model-cache bucket and pin it."""
     from idp.document.ocr.models.cache import archive_key, is_model_dir
@@ -93,7 +94,11 @@ def models_import_dir(
         raise CliError(f"{path} is not a model directory: it needs inference.yml and weights")
     cache, bucket = _model_cache(bucket, stack_name, endpoint_url, region)
     digest = cache.import_dir(model_name, path)
-    out.print(f"{model_name} → s3://{bucket}/{archive_key(model_name)} (sha256 {digest})")
+    uri = f"s3://{bucket}/{archive_key(model_name)}"
+    if as_json:
+        print(json.dumps([{"model": model_name, "uri": uri, "sha256": digest}]))
+    else:
+        out.print(f"{model_name} → {uri} (sha256 {digest})")
     _pin(
         [ModelPin(model_name, f"a local directory imported by an operator ({path.name})", digest)],
         manifest,
@@ -110,6 +115,7 @@ def models_sync(
     stack_name: StackNameOption = None,
     endpoint_url: EndpointOption = None,
     region: RegionOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """On a connected machine: download the official models, import them into the cache and
     pin them."""
@@ -118,8 +124,12 @@ def models_sync(
 
     cache, _ = _model_cache(bucket, stack_name, endpoint_url, region)
     pins = sync(cache, model_names or list(DEFAULT_SYNC_MODELS))
-    for pin in pins:
-        out.print(f"{pin.name}: sha256 {pin.sha256} (as downloaded: {pin.hub_sha256})")
+    if as_json:
+        shown = [{"model": p.name, "sha256": p.sha256, "hub_sha256": p.hub_sha256} for p in pins]
+        print(json.dumps(shown))
+    else:
+        for pin in pins:
+            out.print(f"{pin.name}: sha256 {pin.sha256} (as downloaded: {pin.hub_sha256})")
     _pin(pins, manifest)
 
 
@@ -130,7 +140,7 @@ def _pin(pins: list[ModelPin], manifest: Path | None) -> None:
     if not pins:
         return
     ModelManifest.load(path).with_pins(pins).write(path)
-    out.print(
+    err.print(
         f"pinned {len(pins)} model(s) in {path}: commit it and deploy, so that the processor "
         "and the VL server load these archives and nothing else"
     )

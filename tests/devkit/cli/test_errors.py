@@ -270,3 +270,13 @@ def test_status_shows_what_a_user_needs_and_verbose_the_rest(
     everything = _idp("status", prefix, "--verbose", "--wait", "5", *_url(local_up))
     assert everything.exit_code == 0, everything.output
     assert "dispatch_lease_until" in everything.stdout
+
+
+@pytest.mark.ocr
+def test_piped_jobs_keep_whole_ids_and_names(local_up: LocalUp, completed: dict[str, Any]) -> None:
+    # WHEN `idp jobs` prints to a pipe (CliRunner's output is no terminal), 80 columns wide
+    listed = _idp("jobs", *_url(local_up), env={"COLUMNS": "80"})
+    assert listed.exit_code == 0, listed.output
+    # THEN the job's row holds its whole id and its file's whole name
+    (row,) = [line for line in listed.stdout.splitlines() if completed["job_id"] in line]
+    assert "one page.pdf" in row

@@ -228,6 +228,7 @@ def test_a_structure_run_prints_its_markdown_and_lists_the_files_it_wrote(
 ) -> None:
     from devkit.cli.common import out
     from devkit.cli.local import print_result_summary
+    from devkit.cli.views import RESULT_HTML
 
     # WHEN `idp local run` (without --json) sums up the mtcars job
     row = ran["mtcars.pdf"]
@@ -240,3 +241,4 @@ def test_a_structure_run_prints_its_markdown_and_lists_the_files_it_wrote(
     # AND every file the job wrote is named
     for name in (names.RESULT_MD, names.RESULT_JSON, names.RESULT_PDF, names.RESULT_TEXTRACT):
         assert f"  {_files(row) / name}" in shown
+    assert f"  {_files(row) / RESULT_HTML}" in shown
