@@ -150,6 +150,12 @@ def _read_output(outcome: EndpointResult, warm: WarmState, *, what: str) -> OcrR
     if not location:
         raise InferenceFailure(f"the VL endpoint reported success for {what} without an output")
     bucket, key = parse_s3_uri(location)
+    # The endpoint writes only under its own output prefix (infra/vl_endpoint.py): a location
+    # elsewhere is no output of ours, whoever sent the notification.
+    if bucket != warm.settings.results_bucket or not key.startswith(names.VL_OUTPUT_PREFIX):
+        raise InferenceFailure(
+            f"the VL endpoint's output for {what} is not under its output prefix ({location})"
+        )
     try:
         body = warm.s3.get_object(Bucket=bucket, Key=key)["Body"].read()
     except ClientError as exc:

@@ -225,6 +225,23 @@ def test_an_unusable_output_fails_the_job(
     assert (record["status"], record["error"]["code"]) == (JobStatus.FAILED, code)
 
 
+def test_an_output_outside_the_endpoints_prefix_is_not_read(aws: Aws, invoke: Invoke) -> None:
+    # GIVEN a notification naming a good result, but not under the endpoint's output prefix
+    # (one a sender chose, or another job's object)
+    job = vl_job(aws)
+    key = f"{names.RESULTS_PREFIX}{job.job_id}.out"
+    body = endpoint_output(job, range(1, 2)).model_dump_json()
+    aws.s3.put_object(Bucket=RESULTS_BUCKET, Key=key, Body=body)
+    location = EndpointResult(output_location=f"s3://{RESULTS_BUCKET}/{key}")
+    event = result_event(aws, job, None).model_copy(update={"endpoint_result": location})
+
+    # WHEN it is handed over, THEN the job fails: nothing outside the prefix is read as output
+    assert invoke(event)["status"] == "FAILED"
+    record = aws.record(job.job_id)
+    assert record["error"]["code"] == "INFERENCE_FAILED"
+    assert "not under its output prefix" in record["error"]["message"]
+
+
 # -- chunks of a large document --------------------------------------------------------------------
 def fanned_out_vl_job(aws: Aws, invoke: Invoke, pages: int = 4) -> tuple[DispatchedJob, ChunkPlan]:
     """A VL job of `pages` pages the processor fanned out in chunks of 2 to the endpoint."""
