@@ -20,10 +20,12 @@ from idp.aws.errors import is_missing_object
 from idp.aws.s3 import parse_s3_uri
 from idp.contract import names
 from idp.contract.job_record import JobRecord
-from idp.contract.jobs import JobOptions
+from idp.contract.jobs import JobOptions, validate_language
 from idp.contract.languages import DEFAULT_LANGUAGE
 from idp.contract.names import JobStatus, OcrModel, Output
+from idp.contract.results import result_key
 from idp.contract.topology import scale_in_alarm_name
+from idp.flow.result_cache import ResultCache, cache_key
 from idp.jobstore.store import JobStore
 
 UPLOAD_PREFIX = "uploads/"  # outside input/, so a submitted upload raises no S3 notification
@@ -35,6 +37,10 @@ class JobNotFound(LookupError):
 
 
 class NoSuchPage(LookupError):
+    pass
+
+
+class JobStillRunning(RuntimeError):
     pass
 
 
@@ -263,6 +269,50 @@ class PipelineClient:
                 if not is_missing_object(exc):
                     raise
         return json_path
+
+    def delete_job(self, given: str) -> list[str]:
+        """Delete an ended job's results, its result-cache entry and its record (the input stays:
+        it is the user's). Returns the S3 URIs deleted."""
+        record = self.require_job(given)
+        job_id = record["job_id"]
+        if not JobStatus(record["status"]).is_terminal:
+            raise JobStillRunning(f"job {job_id} is {record['status']}: delete it once it ends")
+        bucket = self.names.results_bucket
+        keys = [
+            item["Key"]
+            for page in self._s3.get_paginator("list_objects_v2").paginate(
+                Bucket=bucket, Prefix=result_key(job_id, "")
+            )
+            for item in page.get("Contents", [])
+        ]
+        cached = self._cache_entry(record)
+        if cached is not None:
+            keys.append(cached)
+        for key in keys:
+            self._s3.delete_object(Bucket=bucket, Key=key)
+        self.store.delete(job_id)
+        return [f"s3://{bucket}/{key}" for key in keys]
+
+    def _cache_entry(self, record: JobRecord) -> str | None:
+        """The key of the result-cache entry the job's result was filed under, if there is one
+        (an endpoint's job has none)."""
+        if not record.get("content_sha256"):
+            return None
+        key = ResultCache.object_key(
+            cache_key(
+                content_sha256=record["content_sha256"],
+                model=OcrModel.parse(record["model"]),
+                lang=validate_language(record["lang"]),
+                options=JobOptions.model_validate(record.get("options") or {}),
+            )
+        )
+        try:
+            self._s3.head_object(Bucket=self.names.results_bucket, Key=key)
+        except ClientError as exc:
+            if is_missing_object(exc):
+                return None
+            raise
+        return key
 
     def input_bytes(self, record: JobRecord) -> bytes:
         body = self._s3.get_object(Bucket=record["input_bucket"], Key=record["input_key"])["Body"]

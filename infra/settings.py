@@ -67,6 +67,8 @@ class Settings(BaseModel):
     )
     log_retention_days: int = Field(default=30, alias="logRetentionDays")
     access_log_retention_days: int = Field(default=90, alias="accessLogRetentionDays", ge=1)
+    # Days that inputs, results (with the result cache) and job records are kept; 0: forever.
+    retention_days: int = Field(default=names.DEFAULT_RETENTION_DAYS, alias="retentionDays", ge=0)
     max_pages: int = Field(default=names.DEFAULT_MAX_PAGES, alias="maxPages", ge=1)
     max_input_bytes: int = Field(default=names.DEFAULT_MAX_INPUT_BYTES, alias="maxInputBytes", ge=1)
     # Pages per processor invocation for a long document (0: one invocation per document).

@@ -105,6 +105,7 @@ class PaddleIdpStack(Stack):
             "Storage",
             data_key=self.data_key,
             access_log_retention=Duration.days(settings.access_log_retention_days),
+            retention_days=settings.retention_days,
             input_bucket_name=input_bucket_name(self.stack_name, Aws.ACCOUNT_ID, Aws.REGION),
         )
         self.jobs = JobQueue(
@@ -210,6 +211,7 @@ class PaddleIdpStack(Stack):
             Env.ALLOW_HUB_DOWNLOAD: _flag(settings.allow_hub_download),
             Env.PPOCRV6_SIZE: settings.ppocrv6_size,
             Env.DISPATCH_LEASE_SECONDS: str(DISPATCH_LEASE_SECONDS),
+            Env.RETENTION_DAYS: str(settings.retention_days),
             Env.STALE_PROCESSING_SECONDS: str(STALE_PROCESSING_SECONDS),
             Env.STALE_QUEUED_SECONDS: str(STALE_QUEUED_SECONDS),
             Env.CONVERSION_TIME_LIMIT: str(CONVERSION_TIME_LIMIT_SECONDS),

@@ -43,6 +43,8 @@ class StatusTable(Construct):
             encryption_key=data_key.key,
             # The outbox of job-finished events (lambdas/events): every change, before and after.
             stream=dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+            # Records whose retention ran out (the invoker dates each: retentionDays).
+            time_to_live_attribute=names.EXPIRES_AT_ATTR,
         )
         self.table.add_global_secondary_index(
             index_name=names.STATUS_INDEX,

@@ -42,6 +42,7 @@ class Storage(Construct):
         *,
         data_key: DataKey,
         access_log_retention: Duration,
+        retention_days: int,
         input_bucket_name: str,
     ) -> None:
         super().__init__(scope, construct_id)
@@ -67,7 +68,10 @@ class Storage(Construct):
             "InputBucket",
             bucket_name=input_bucket_name,
             versioned=True,
-            lifecycle_rules=_versioned_rules("inputs", _INPUT_NONCURRENT_VERSION_DAYS),
+            lifecycle_rules=[
+                *_versioned_rules("inputs", _replaced_input_days(retention_days)),
+                *_retention_rules("inputs", None, retention_days),
+            ],
         )
         self.results_bucket = self._data_bucket(
             "ResultsBucket",
@@ -91,6 +95,8 @@ class Storage(Construct):
                     prefix=names.WORK_PREFIX,
                     expiration=Duration.days(names.WORK_RETENTION_DAYS),
                 ),
+                # Results, and the result cache under results/.cache/ with them.
+                *_retention_rules("results", names.RESULTS_PREFIX, retention_days),
                 _abort_incomplete_uploads(),
             ],
         )
@@ -303,6 +309,21 @@ def _versioned_rules(kind: str, noncurrent_days: int) -> list[s3.LifecycleRule]:
         ),
         _abort_incomplete_uploads(),
     ]
+
+
+def _retention_rules(kind: str, prefix: str | None, days: int) -> list[s3.LifecycleRule]:
+    """What the stack's retentionDays expires (none where it is 0: kept)."""
+    if not days:
+        return []
+    return [s3.LifecycleRule(id=f"retain-{kind}", prefix=prefix, expiration=Duration.days(days))]
+
+
+def _replaced_input_days(retention_days: int) -> int:
+    """An expired or replaced input stays as a noncurrent version this long, to be restored:
+    never longer than the retention itself."""
+    if not retention_days:
+        return _INPUT_NONCURRENT_VERSION_DAYS
+    return min(_INPUT_NONCURRENT_VERSION_DAYS, retention_days)
 
 
 def _abort_incomplete_uploads() -> s3.LifecycleRule:

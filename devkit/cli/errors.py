@@ -24,7 +24,14 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from devkit.client import AmbiguousJobId, JobNotFound, NoResult, NoSuchPage, PipelineNotFound
+from devkit.client import (
+    AmbiguousJobId,
+    JobNotFound,
+    JobStillRunning,
+    NoResult,
+    NoSuchPage,
+    PipelineNotFound,
+)
 from idp.contract.names import JobStatus
 
 _stderr = Console(stderr=True)
@@ -72,6 +79,7 @@ _MISSING_CODES = frozenset({"NoSuchBucket", "NoSuchKey", "ResourceNotFoundExcept
 # The client's own errors, and what each means to a user.
 _CLIENT_CODES: tuple[tuple[type[Exception], ExitCode], ...] = (
     (AmbiguousJobId, ExitCode.USAGE),
+    (JobStillRunning, ExitCode.USAGE),
     (JobNotFound, ExitCode.NOT_FOUND),
     (PipelineNotFound, ExitCode.NOT_FOUND),
     (NoSuchPage, ExitCode.NOT_FOUND),

@@ -20,6 +20,7 @@ from devkit.cli.common import (
     TextLayerOption,
     TextModelOption,
     check_job,
+    err,
     jobs_table,
     out,
     review_cell,
@@ -243,6 +244,24 @@ def result(
         print(json.dumps(document))
     else:
         out.print(document.get("markdown") or document.get("text", ""), markup=False)
+
+
+@app.command()
+@with_stack_target
+def delete(
+    job_id: JobIdArgument,
+    *,
+    stack: StackTarget,
+    as_json: JsonOption = False,
+) -> None:
+    """Delete an ended job's results, its result-cache entry and its record; the input stays."""
+    deleted = stack.client().delete_job(job_id)
+    if as_json:
+        print(json.dumps({"deleted": deleted}))
+    else:
+        for uri in deleted:
+            out.print(uri, highlight=False, soft_wrap=True)
+        err.print(f"deleted {len(deleted)} objects and the job's record")
 
 
 @app.command()

@@ -37,6 +37,7 @@ class JobRecord(TypedDict, total=False):
     updated_at: str
     started_at: str
     finished_at: str
+    expires_at: int  # epoch seconds: the status table's TTL deletes the record after it
     # -- dispatch (invoker) --
     dispatched_at: str
     dispatch_lease_until: str

@@ -176,6 +176,11 @@ MODEL_CACHE_PREFIX: Final = "models/"  # models/<model_name>.tar.gz
 WORK_PREFIX: Final = "work/"
 WORK_PLAN: Final = "plan.json"  # work/<job_id>/plan.json: what the merge of the chunks needs
 WORK_RETENTION_DAYS: Final = 2
+# Inputs, results (the result cache among them) and job records expire this many days after
+# they were written (the stack's `retentionDays`; 0 keeps them). Records carry the moment as
+# EXPIRES_AT_ATTR, the status table's TTL attribute (epoch seconds).
+DEFAULT_RETENTION_DAYS: Final = 30
+EXPIRES_AT_ATTR: Final = "expires_at"
 RESULT_JSON: Final = "result.json"
 RESULT_MD: Final = "result.md"
 RESULT_PDF: Final = "result.pdf"  # searchable PDF: the input's pages + invisible text

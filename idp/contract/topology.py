@@ -118,6 +118,7 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
             Env.VL_SCALE_IN_ALARM_NAME,
             Env.MAX_INPUT_BYTES,
             Env.DISPATCH_LEASE_SECONDS,
+            Env.RETENTION_DAYS,
         ),
     ),
     Function.PROCESSOR: FunctionSpec(

@@ -37,12 +37,13 @@ class ResultCache:
         self._s3 = s3
         self._bucket = bucket
 
-    def _object_key(self, key: str) -> str:
+    @staticmethod
+    def object_key(key: str) -> str:
         return f"{names.RESULT_CACHE_PREFIX}{key}.json"
 
     def get(self, key: str) -> OcrResult | None:
         try:
-            body = self._s3.get_object(Bucket=self._bucket, Key=self._object_key(key))["Body"]
+            body = self._s3.get_object(Bucket=self._bucket, Key=self.object_key(key))["Body"]
         except ClientError as exc:
             if is_missing_object(exc):
                 return None
@@ -55,7 +56,7 @@ class ResultCache:
     def put(self, key: str, result: OcrResult) -> None:
         self._s3.put_object(
             Bucket=self._bucket,
-            Key=self._object_key(key),
+            Key=self.object_key(key),
             Body=result.model_dump_json().encode(),
             ContentType="application/json",
         )
@@ -65,7 +66,7 @@ class ResultCache:
         result is never read back into memory)."""
         self._s3.copy_object(
             Bucket=self._bucket,
-            Key=self._object_key(key),
+            Key=self.object_key(key),
             CopySource={"Bucket": self._bucket, "Key": source_key},
             ContentType="application/json",
             MetadataDirective="REPLACE",

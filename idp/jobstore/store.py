@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping
-from typing import Any, Final, cast
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from boto3.dynamodb.conditions import Attr, ConditionBase, Key
 
@@ -20,7 +21,16 @@ from idp.contract.job_record import JobRecord
 from idp.contract.names import JobStatus, OcrModel
 from idp.contract.topology import DISPATCH_LEASE_SECONDS
 from idp.jobstore.chunk_bookkeeping import ChunkBookkeeping
-from idp.jobstore.job_table import WHILE_ACTIVE, Clock, from_dynamo, jobs_table_definition
+from idp.jobstore.job_table import (
+    WHILE_ACTIVE,
+    Clock,
+    from_dynamo,
+    jobs_table_definition,
+    system_clock,
+)
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.service_resource import Table
 
 __all__ = ["DEFAULT_DISPATCH_LEASE_SECONDS", "Clock", "JobStore", "jobs_table_definition"]
 
@@ -31,7 +41,12 @@ DEFAULT_DISPATCH_LEASE_SECONDS: Final = DISPATCH_LEASE_SECONDS
 
 class JobStore(ChunkBookkeeping):
     """Reads and transitions job records. Takes its DynamoDB Table and optionally a clock
-    (default: now) for every timestamp and lease it writes; creates no clients."""
+    (default: now) for every timestamp and lease it writes, and how many days a new record
+    lives (0: kept); creates no clients."""
+
+    def __init__(self, table: Table, *, clock: Clock = system_clock, retention_days: int = 0):
+        super().__init__(table, clock=clock)
+        self._retention = timedelta(days=retention_days)
 
     # -- creation -----------------------------------------------------------------------------
     def create(
@@ -101,6 +116,8 @@ class JobStore(ChunkBookkeeping):
         }
         if object_version:
             item["object_version"] = object_version
+        if self._retention:  # DynamoDB's TTL deletes the record some time after this moment
+            item[names.EXPIRES_AT_ATTR] = int((self._clock() + self._retention).timestamp())
         return item
 
     # -- dispatch claim -------------------------------------------------------------------------
@@ -263,6 +280,10 @@ class JobStore(ChunkBookkeeping):
             if "LastEvaluatedKey" not in page:
                 return
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def delete(self, job_id: str) -> None:
+        """Remove a job's record (`idp delete`: an operator's, never a function's)."""
+        self._table.delete_item(Key={names.JOB_ID_ATTR: job_id})
 
     def ids_starting_with(self, prefix: str) -> list[str]:
         """The ids of the jobs whose id starts with `prefix` (a scan: for people, not paths)."""

@@ -57,7 +57,7 @@ def job_router() -> JobRouter:
         )
     return JobRouter(
         s3=client("s3"),
-        store=JobStore(dynamodb_table(config.jobs_table)),
+        store=JobStore(dynamodb_table(config.jobs_table), retention_days=config.retention_days),
         processor=LambdaProcessorInvoker(client("lambda"), function_name=config.processor_function),
         vl=vl,
         max_input_bytes=config.max_input_bytes,

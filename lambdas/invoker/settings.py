@@ -24,6 +24,9 @@ class InvokerSettings(FunctionSettings):
     dispatch_lease_seconds: int = Field(
         default=DISPATCH_LEASE_SECONDS, gt=0, alias=Env.DISPATCH_LEASE_SECONDS.value
     )
+    retention_days: int = Field(
+        default=names.DEFAULT_RETENTION_DAYS, ge=0, alias=Env.RETENTION_DAYS.value
+    )
     service: str = Field(default=Service.INVOKER.value, alias=Env.POWERTOOLS_SERVICE_NAME.value)
 
     @model_validator(mode="after")

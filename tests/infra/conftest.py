@@ -17,6 +17,7 @@ CPU_ONLY_CONTEXT = {
     "processorReservedConcurrency": 3,
     "processorEphemeralStorageMiB": 8192,
     "logRetentionDays": 14,
+    "retentionDays": 0,  # keep inputs, results and records
 }
 
 

@@ -86,6 +86,11 @@ def test_status_table_is_on_demand_recoverable_and_encrypted(full: Synthesized) 
     }
     assert table["KeySchema"] == [{"AttributeName": names.JOB_ID_ATTR, "KeyType": "HASH"}]
     assert full.resources[table_id]["DeletionPolicy"] == "Retain"
+    # records expire by their own date (the invoker writes it from retentionDays)
+    assert table["TimeToLiveSpecification"] == {
+        "AttributeName": names.EXPIRES_AT_ATTR,
+        "Enabled": True,
+    }
 
 
 def test_status_table_lists_jobs_by_status_and_creation_time(full: Synthesized) -> None:

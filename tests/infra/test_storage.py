@@ -114,16 +114,19 @@ def test_input_and_model_cache_buckets_are_versioned(full: Synthesized) -> None:
     ).items()
 
 
-def test_results_bucket_expires_intermediates_but_not_results(full: Synthesized) -> None:
+def test_results_bucket_expires_intermediates_and_results_by_retention(full: Synthesized) -> None:
     ids = _bucket_ids(full)
     rules = full.props(ids["Results"])["LifecycleConfiguration"]["Rules"]
-    expiring = {rule["Prefix"] for rule in rules if "ExpirationInDays" in rule}
+    expiring = {rule["Prefix"]: rule["ExpirationInDays"] for rule in rules if "Prefix" in rule}
     assert expiring == {
-        names.VL_MANIFEST_PREFIX,
-        names.VL_OUTPUT_PREFIX,
-        names.VL_FAILURE_PREFIX,
-        names.WORK_PREFIX,  # a large document's chunks and partials, left by a failed job
+        names.VL_MANIFEST_PREFIX: 14,
+        names.VL_OUTPUT_PREFIX: 14,
+        names.VL_FAILURE_PREFIX: 14,
+        names.WORK_PREFIX: 2,  # a large document's chunks and partials, left by a failed job
+        # results, the result cache (results/.cache/) among them: cdk.json's retentionDays
+        names.RESULTS_PREFIX: names.DEFAULT_RETENTION_DAYS,
     }
+    assert names.RESULT_CACHE_PREFIX.startswith(names.RESULTS_PREFIX)
     (work,) = [rule for rule in rules if rule.get("Prefix") == names.WORK_PREFIX]
     assert work["ExpirationInDays"] == names.WORK_RETENTION_DAYS
     assert all(
@@ -131,6 +134,22 @@ def test_results_bucket_expires_intermediates_but_not_results(full: Synthesized)
         for rule in rules
         if "Prefix" not in rule
     )
+
+
+def test_inputs_expire_by_retention_and_replaced_versions_no_later(full: Synthesized) -> None:
+    rules = full.props(_bucket_ids(full)["Input"])["LifecycleConfiguration"]["Rules"]
+    (retained,) = [rule for rule in rules if rule["Id"] == "retain-inputs"]
+    assert retained["ExpirationInDays"] == names.DEFAULT_RETENTION_DAYS
+    assert "Prefix" not in retained  # input/ drops and `idp submit`'s uploads/ alike
+    (replaced,) = [rule for rule in rules if rule["Id"] == "expire-replaced-inputs"]
+    assert replaced["NoncurrentVersionExpiration"]["NoncurrentDays"] <= names.DEFAULT_RETENTION_DAYS
+
+
+def test_retention_zero_keeps_inputs_and_results(cpu_only: Synthesized) -> None:
+    ids = _bucket_ids(cpu_only)
+    for role in ("Input", "Results"):
+        rules = cpu_only.props(ids[role])["LifecycleConfiguration"]["Rules"]
+        assert not [rule for rule in rules if rule["Id"].startswith("retain-")], role
 
 
 @pytest.mark.parametrize("suffix", names.NOTIFICATION_SUFFIXES)

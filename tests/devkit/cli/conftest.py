@@ -10,7 +10,9 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import boto3
 import pytest
 
 from tests.paths import REPO_ROOT
@@ -26,6 +28,19 @@ class LocalUp:
     names: dict[str, str]
     process: subprocess.Popen[str]
     log: Path
+
+    def _session(self) -> boto3.Session:
+        """A user's session on the emulator, with its fixed credentials."""
+        return boto3.Session(
+            region_name="us-east-1", aws_access_key_id="local", aws_secret_access_key="local"
+        )
+
+    def client(self, service: str) -> Any:
+        return self._session().client(service, endpoint_url=self.endpoint_url)  # type: ignore[call-overload]
+
+    def jobs_table(self) -> Any:
+        dynamodb = self._session().resource("dynamodb", endpoint_url=self.endpoint_url)
+        return dynamodb.Table(self.names["jobs_table"])
 
 
 @pytest.fixture(scope="session")

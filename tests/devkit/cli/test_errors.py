@@ -168,13 +168,7 @@ def test_version_is_the_package_version() -> None:
 # -- against a running pipeline ------------------------------------------------------------------
 def _put_job(local_up: LocalUp, job_id: str, **fields: Any) -> None:
     """A job record as the pipeline writes it, straight into the emulator's table."""
-    table = boto3.resource(
-        "dynamodb",
-        endpoint_url=local_up.endpoint_url,
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-    ).Table(local_up.names["jobs_table"])
+    table = local_up.jobs_table()
     record = {
         "job_id": job_id,
         "status": "COMPLETED",

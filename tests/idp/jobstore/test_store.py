@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
+from idp.contract import names
 from idp.contract.errors import CorruptDocument, UnsupportedModel
 from idp.contract.names import JobStatus, OcrModel
 from idp.contract.timestamps import iso
@@ -58,6 +59,29 @@ def create(store: JobStore, job_id: str = "job-1", **overrides: Any) -> bool:
         **overrides,
     }
     return store.create(**fields)
+
+
+def test_a_record_expires_after_the_retention_and_is_kept_without_one(
+    aws: EmulatedAws, clock: SteppedClock
+) -> None:
+    # GIVEN a store whose records live 30 days, and one that keeps them
+    create(JobStore(aws.table, clock=clock, retention_days=30), "kept-30-days")
+    JobStore(aws.table, clock=clock, retention_days=30).create_failed(
+        job_id="failed-30-days",
+        error=UnsupportedModel("no such model"),
+        model="PP-OCRv9",
+        lang="en",
+        input_bucket=INPUT_BUCKET,
+        input_key="a.pdf",
+    )
+    create(JobStore(aws.table, clock=clock), "kept")
+
+    # THEN each record of the first carries the TTL attribute: 30 days on, in epoch seconds
+    expires = int((clock() + timedelta(days=30)).timestamp())
+    assert aws.job("kept-30-days")[names.EXPIRES_AT_ATTR] == expires
+    assert aws.job("failed-30-days")[names.EXPIRES_AT_ATTR] == expires
+    # AND the other's carries none: DynamoDB keeps it
+    assert names.EXPIRES_AT_ATTR not in aws.job("kept")
 
 
 def test_a_job_is_created_once(aws: EmulatedAws, store: JobStore) -> None:
