@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from aws_cdk import Aws, CfnOutput, Duration, Stack
+from aws_cdk import Aws, CfnOutput, Duration, Size, Stack
 from constructs import Construct
 
 from idp.contract import names
@@ -40,6 +40,7 @@ from idp.contract.topology import (
     STALE_QUEUED_SECONDS,
     Function,
     Topic,
+    converter_ephemeral_storage_mib,
     scale_in_alarm_name,
 )
 from infra.calls import (
@@ -252,6 +253,9 @@ class PaddleIdpStack(Stack):
             Function.CONVERTER.value,
             spec=FUNCTIONS[Function.CONVERTER],
             build=self._image_build,
+            ephemeral_storage_size=Size.mebibytes(
+                converter_ephemeral_storage_mib(self.settings.max_input_bytes)
+            ),
         )
         self.storage.grant_read_input(converter.role)
         self.storage.grant_write_conversions(converter.role)

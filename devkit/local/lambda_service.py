@@ -21,6 +21,7 @@ from idp.contract.topology import (
     DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB,
     FUNCTIONS,
     Function,
+    converter_ephemeral_storage_mib,
 )
 
 if TYPE_CHECKING:
@@ -135,6 +136,8 @@ class LambdaService:
             ephemeral_storage_mb=(
                 DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB
                 if function is Function.PROCESSOR
+                else converter_ephemeral_storage_mib(self._context.settings.max_input_bytes)
+                if function is Function.CONVERTER
                 else DEFAULT_EPHEMERAL_STORAGE_MIB
             ),
             region=self._context.endpoint.region,

@@ -6,6 +6,7 @@ the deployed infrastructure (tests compare the synthesized template against them
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -21,8 +22,11 @@ PROCESSOR_MEMORY_MB: Final = 4096
 # /tmp of the processor: its model cache between warm invocations (context key to change it).
 DEFAULT_PROCESSOR_EPHEMERAL_STORAGE_MIB: Final = 6144
 PROCESSOR_TIMEOUT_SECONDS: Final = 900
-# Lambda's default /tmp (the converter's: a document, its PDF and LibreOffice's profile).
+# Lambda's default /tmp, and the most a function may have.
 DEFAULT_EPHEMERAL_STORAGE_MIB: Final = 512
+MAX_EPHEMERAL_STORAGE_MIB: Final = 10240
+# Room in the converter's /tmp for LibreOffice's profile and scratch files beside a document.
+CONVERTER_SCRATCH_MIB: Final = 256
 # PP-StructureV3 pages are read in chunks of at most this many. Measured in the processor image
 # (docs/benchmarks.md, "PP-StructureV3 in the processor image"): 3.8 s a page median, 7.6 s the
 # slowest, 3.8 s cold start, peak RSS 2.1 GB: ten of the slowest pages take ~80 s, a tenth of
@@ -63,6 +67,13 @@ STALE_PROCESSING_SECONDS: Final = (
 STALE_QUEUED_SECONDS: Final = (
     PROCESSOR_ASYNC_MAX_EVENT_AGE_SECONDS + names.VL_INVOCATION_TIMEOUT_SECONDS + 3600
 )
+
+
+def converter_ephemeral_storage_mib(max_input_bytes: int) -> int:
+    """The converter's /tmp: a document of the largest size allowed, its PDF at up to twice
+    that, and LibreOffice's scratch (a larger PDF fails its conversion, CONVERSION_FAILED)."""
+    needed = math.ceil(3 * max_input_bytes / 2**20) + CONVERTER_SCRATCH_MIB
+    return min(MAX_EPHEMERAL_STORAGE_MIB, max(DEFAULT_EPHEMERAL_STORAGE_MIB, needed))
 
 
 class Topic(StrEnum):

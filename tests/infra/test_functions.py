@@ -17,6 +17,7 @@ from idp.contract.topology import (
     Function,
     FunctionSpec,
     Topic,
+    converter_ephemeral_storage_mib,
 )
 from infra.functions import powertools_layer_arn
 from infra.settings import POWERTOOLS_LAYER_VERSION
@@ -104,6 +105,14 @@ def test_processor_has_ephemeral_storage_for_its_model_cache(
     assert cpu_only.function_by_handler(handler)[1]["EphemeralStorage"] == {
         "Size": CPU_ONLY_CONTEXT["processorEphemeralStorageMiB"]
     }
+
+
+def test_the_converters_tmp_holds_the_largest_document_and_its_pdf(full: Synthesized) -> None:
+    # a 500 MiB document (maxInputBytes), its PDF at up to twice that, LibreOffice's scratch
+    handler = FUNCTIONS[Function.CONVERTER].handler
+    size = full.function_by_handler(handler)[1]["EphemeralStorage"]["Size"]
+    assert size == converter_ephemeral_storage_mib(names.DEFAULT_MAX_INPUT_BYTES) == 1756
+    assert size * 2**20 >= 3 * names.DEFAULT_MAX_INPUT_BYTES
 
 
 def test_processor_reserved_concurrency_is_optional(
