@@ -231,31 +231,38 @@ _STACK_TARGET_OPTIONS = (
 )
 
 
-def with_stack_target(command: Callable[..., None]) -> Callable[..., None]:
-    """A command that takes `stack: StackTarget` gets the options --endpoint-url, --stack-name
-    and --region in its place.
+def with_options(
+    name: str, options: tuple[inspect.Parameter, ...], build: Callable[..., Any]
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A command that takes the parameter `name` gets `options` in its place, and is called with
+    `build(**their values)` as that parameter.
 
     Typer reads one option per parameter of the command's signature: this signature names the
-    three options where `stack` stands, and the command is called with the StackTarget they make.
+    options where `name` stands.
     """
-    signature = inspect.signature(command, eval_str=True)
-    parameters: list[inspect.Parameter] = []
-    for parameter in signature.parameters.values():
-        if parameter.name == "stack":
-            parameters.extend(
-                option.replace(kind=parameter.kind) for option in _STACK_TARGET_OPTIONS
-            )
-        else:
-            parameters.append(parameter)
 
-    @functools.wraps(command)
-    def run(
-        *args: Any, endpoint_url: str | None, stack_name: str, region: str | None, **kwargs: Any
-    ) -> None:
-        command(*args, stack=StackTarget(endpoint_url, stack_name, region), **kwargs)
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        signature = inspect.signature(command, eval_str=True)
+        parameters: list[inspect.Parameter] = []
+        for parameter in signature.parameters.values():
+            if parameter.name == name:
+                parameters.extend(option.replace(kind=parameter.kind) for option in options)
+            else:
+                parameters.append(parameter)
 
-    run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-    return run
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> None:
+            values = {option.name: kwargs.pop(option.name) for option in options}
+            command(*args, **{name: build(**values)}, **kwargs)
+
+        run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        return run
+
+    return decorate
+
+
+# A command that takes `stack: StackTarget` gets --endpoint-url, --stack-name and --region.
+with_stack_target = with_options("stack", _STACK_TARGET_OPTIONS, StackTarget)
 
 
 class EndpointUrlSession(boto3.Session):

@@ -4,7 +4,9 @@ to local model directories."""
 
 from __future__ import annotations
 
+import inspect
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -20,6 +22,7 @@ from devkit.cli.common import (
     err,
     out,
     pipeline_names,
+    with_options,
 )
 from devkit.cli.errors import CliError
 from idp.contract.env.functions import Env
@@ -54,24 +57,52 @@ ManifestOption = Annotated[
 ]
 
 
-def _model_cache(
-    bucket: str | None, stack_name: str | None, endpoint_url: str | None, region: str | None
-) -> tuple[ModelCache, str]:
-    """The cache in `bucket` (or the stack's, or the emulator's) and its bucket, once the bucket
-    answers: before any model is packed or fetched."""
-    from idp.document.ocr.models.cache import ModelCache
+@dataclass(frozen=True)
+class CacheTarget:
+    """The model cache a command works on: --bucket, or the one a stack's outputs name
+    (--stack-name, or the local emulator's with --endpoint-url)."""
 
-    endpoint = aws_endpoint(endpoint_url, region)
-    if bucket is None:
-        bucket = pipeline_names(endpoint, stack_name or STACK_NAME).model_cache_bucket
+    bucket: str | None
+    stack_name: str | None
+    endpoint_url: str | None
+    region: str | None
+
+    @property
+    def named(self) -> bool:
+        return any(value is not None for value in (self.bucket, self.stack_name, self.endpoint_url))
+
+    def open(self) -> tuple[ModelCache, str]:
+        """The cache and its bucket, once the bucket answers: before any model is packed or
+        fetched."""
+        from idp.document.ocr.models.cache import ModelCache
+
+        endpoint = aws_endpoint(self.endpoint_url, self.region)
+        stack_name = self.stack_name or STACK_NAME
+        bucket = self.bucket or pipeline_names(endpoint, stack_name).model_cache_bucket
         if bucket is None:
-            raise CliError(f"stack {stack_name or STACK_NAME} names no model cache: pass --bucket")
-    s3 = endpoint.client("s3")
-    s3.head_bucket(Bucket=bucket)
-    return ModelCache(s3=s3, bucket=bucket), bucket
+            raise CliError(f"stack {stack_name} names no model cache: pass --bucket")
+        s3 = endpoint.client("s3")
+        s3.head_bucket(Bucket=bucket)
+        return ModelCache(s3=s3, bucket=bucket), bucket
+
+
+with_cache_target = with_options(
+    "cache",
+    tuple(
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=option)
+        for name, option in (
+            ("bucket", BucketOption),
+            ("stack_name", StackNameOption),
+            ("endpoint_url", EndpointOption),
+            ("region", RegionOption),
+        )
+    ),
+    CacheTarget,
+)
 
 
 @models_app.command("import-dir")
+@with_cache_target
 def models_import_dir(
     model_name: Annotated[
         str, typer.Argument(help="the model's PaddleX name, e.g. PP-OCRv5_mobile_det")
@@ -80,20 +111,18 @@ def models_import_dir(
         Path,
         typer.Argument(exists=True, file_okay=False, help="its directory: inference.yml, weights"),
     ],
-    bucket: BucketOption = None,
     manifest: ManifestOption = None,
-    stack_name: StackNameOption = None,
-    endpoint_url: EndpointOption = None,
-    region: RegionOption = None,
     as_json: JsonOption = False,
+    *,
+    cache: CacheTarget,
 ) -> None:
     """Upload a local model directory into the model-cache bucket and pin it."""
     from idp.document.ocr.models.cache import archive_key, is_model_dir
 
     if not is_model_dir(path):
         raise CliError(f"{path} is not a model directory: it needs inference.yml and weights")
-    cache, bucket = _model_cache(bucket, stack_name, endpoint_url, region)
-    digest = cache.import_dir(model_name, path)
+    model_cache, bucket = cache.open()
+    digest = model_cache.import_dir(model_name, path)
     uri = f"s3://{bucket}/{archive_key(model_name)}"
     if as_json:
         print(json.dumps([{"model": model_name, "uri": uri, "sha256": digest}]))
@@ -106,24 +135,22 @@ def models_import_dir(
 
 
 @models_app.command("sync")
+@with_cache_target
 def models_sync(
-    bucket: BucketOption = None,
     model_names: Annotated[
         list[str] | None, typer.Option("--model", help="model names (default: all)")
     ] = None,
     manifest: ManifestOption = None,
-    stack_name: StackNameOption = None,
-    endpoint_url: EndpointOption = None,
-    region: RegionOption = None,
     as_json: JsonOption = False,
+    *,
+    cache: CacheTarget,
 ) -> None:
     """On a connected machine: download the official models, import them into the cache and
     pin them."""
     from idp.document.ocr.models.cache import sync
     from idp.document.ocr.models.catalogue import DEFAULT_SYNC_MODELS
 
-    cache, _ = _model_cache(bucket, stack_name, endpoint_url, region)
-    pins = sync(cache, model_names or list(DEFAULT_SYNC_MODELS))
+    pins = sync(cache.open()[0], model_names or list(DEFAULT_SYNC_MODELS))
     if as_json:
         shown = [{"model": p.name, "sha256": p.sha256, "hub_sha256": p.hub_sha256} for p in pins]
         print(json.dumps(shown))
@@ -162,27 +189,25 @@ def models_add_onnx(
 
 
 @models_app.command("list")
+@with_cache_target
 def models_list(
-    bucket: BucketOption = None,
     manifest: ManifestOption = None,
-    stack_name: StackNameOption = None,
-    endpoint_url: EndpointOption = None,
-    region: RegionOption = None,
     as_json: JsonOption = False,
+    *,
+    cache: CacheTarget,
 ) -> None:
     """What each model is for, whether it is pinned, and (given a cache) whether it is there."""
     from idp.document.ocr.models.catalogue import model_purpose
     from idp.document.ocr.models.manifest import MANIFEST_PATH, ModelManifest
 
     pins = ModelManifest.load(manifest or MANIFEST_PATH).pins()
-    asked = bucket is not None or stack_name is not None or endpoint_url is not None
-    cache = _model_cache(bucket, stack_name, endpoint_url, region)[0] if asked else None
+    model_cache = cache.open()[0] if cache.named else None
     rows = [
         {
             "model": pin.name,
             "for": model_purpose(pin.name),
             "sha256": pin.sha256,
-            "in_cache": cache.has_archive(pin.name) if cache is not None else None,
+            "in_cache": model_cache.has_archive(pin.name) if model_cache else None,
         }
         for pin in pins
     ]
@@ -190,11 +215,11 @@ def models_list(
         print(json.dumps(rows))
         return
     table = Table(title=f"{len(rows)} models", box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in ("model", "for", "pinned", *(["in cache"] if cache is not None else [])):
+    for column in ("model", "for", "pinned", *(["in cache"] if model_cache else [])):
         table.add_column(column, no_wrap=column != "for")
     for row in rows:
         sha256 = row["sha256"]
         pinned = f"[green]{sha256[:12]}[/]" if isinstance(sha256, str) else "[yellow]no pin[/]"
-        present = ["[green]yes[/]" if row["in_cache"] else "[red]no[/]"] if cache else []
+        present = ["[green]yes[/]" if row["in_cache"] else "[red]no[/]"] if model_cache else []
         table.add_row(str(row["model"]), str(row["for"]), pinned, *present)
     out.print(table)

@@ -2,8 +2,9 @@
 
 The image's entrypoint and CMD handler start under a Lambda Runtime API (devkit.local.
 lambda_container: the FAKE of the Lambda service) with the stack's environment for the function,
-a read-only root file system, a non-root user, its memory limit and its /tmp (sized for the largest input). The processor
-runs as the local run's worker and calls it synchronously, as in the cloud.
+a read-only root file system, a non-root user, its memory limit and its /tmp (sized for the
+largest input). The processor runs as the local run's worker and calls it synchronously, as in
+the cloud.
 """
 
 from __future__ import annotations
