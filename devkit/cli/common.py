@@ -27,7 +27,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from devkit.cli.errors import CliError, ExitCode
+from devkit.cli.errors import CliError
 from devkit.client import JobProgress, PipelineClient, PipelineNames
 from devkit.local.emulator import AwsEndpoint
 from idp.contract import names
@@ -87,28 +87,19 @@ StackOption = Annotated[
 ]
 RegionOption = Annotated[str | None, typer.Option("--region", help="AWS region")]
 
-EXIT_UNHEALTHY = ExitCode.UNHEALTHY
-EXIT_USAGE = ExitCode.USAGE
-
 
 def job_model(name: str | None, lang: str) -> OcrModel:
     """The model a user named (through its aliases), or the default text-line model for `lang`."""
     return default_text_model(lang) if name is None else parse_model(name)
 
 
-def check_job(
-    file: Path,
-    model: str | None,
-    lang: str,
-    *,
-    max_input_bytes: int | None = None,
-    max_pages: int | None = None,
-) -> OcrModel:
-    """The model a job of `file` runs, once its model and language are known and the file is
-    good (check_input); CliError naming the problem if not."""
+def check_job(file: Path, model: str | None, lang: str) -> OcrModel:
+    """The model a job of `file` runs, once its model and language are known and its type is
+    one the pipeline reads (check_input; a deployed stack's limits are its own); CliError
+    naming the problem if not."""
     ocr_model = job_model(model, validate_lang(lang))
     try:
-        check_input(file, ocr_model, max_input_bytes=max_input_bytes, max_pages=max_pages)
+        check_input(file, ocr_model, max_input_bytes=None, max_pages=None)
     except JobError as exc:
         raise CliError(f"{file}: {exc}") from None
     return ocr_model
@@ -408,7 +399,8 @@ def wait_with_progress(
             status = str(record.get("status"))
             if JobStatus(status).is_terminal:
                 progress.advance(jobs_task)
-            progress.console.print(f"  {job_id[:12]} → [{status_style(status)}]{status}[/]")
+            shown = job_id[:SHOWN_ID]
+            progress.console.print(f"  {shown} → [{status_style(status)}]{status}[/]")
 
         def on_poll(job_id: str, record: JobRecord) -> None:
             done = JobProgress.of(record)
@@ -416,7 +408,7 @@ def wait_with_progress(
                 return
             if job_id not in page_tasks:
                 page_tasks[job_id] = progress.add_task(
-                    f"  {job_id[:12]} pages", total=done.pages_total, unit="pages"
+                    f"  {job_id[:SHOWN_ID]} pages", total=done.pages_total, unit="pages"
                 )
             progress.update(page_tasks[job_id], completed=done.pages_done)
 

@@ -17,8 +17,6 @@ import typer
 from rich.table import Table
 
 from devkit.cli.common import (
-    EXIT_UNHEALTHY,
-    EXIT_USAGE,
     JsonOption,
     StackTarget,
     boto3_session,
@@ -27,6 +25,7 @@ from devkit.cli.common import (
     pipeline_names,
     with_stack_target,
 )
+from devkit.cli.errors import ExitCode
 from idp.aws.endpoint import IN_SERVICE, ScaleResult, VariantState
 from idp.contract import names
 
@@ -152,7 +151,7 @@ def _target(stack: StackTarget) -> _Target:
             f"[red]{where} has no PaddleOCR-VL endpoint[/] (a stack deployed with "
             "vlEnabled=false has none)"
         )
-        raise typer.Exit(code=EXIT_USAGE)
+        raise typer.Exit(code=ExitCode.USAGE)
     return _Target(
         endpoint=endpoint,
         session=boto3_session(endpoint),
@@ -207,7 +206,7 @@ def _scale(
                 f"[red]cannot {what}:[/] endpoint {capacity.endpoint_name} is "
                 f"{before.endpoint_status}{reason}"
             )
-            raise typer.Exit(code=EXIT_UNHEALTHY)
+            raise typer.Exit(code=ExitCode.UNHEALTHY)
         if result is not ScaleResult.UPDATING:
             done = "requested" if result is ScaleResult.CHANGED else "not needed"
             err.print(
@@ -217,7 +216,7 @@ def _scale(
             return result
         if time.monotonic() + poll_s > deadline:
             err.print(f"[red]cannot {what}:[/] the endpoint stayed {before.endpoint_status}")
-            raise typer.Exit(code=EXIT_UNHEALTHY)
+            raise typer.Exit(code=ExitCode.UNHEALTHY)
         err.print(f"endpoint is {before.endpoint_status}; waiting to {what}")
         time.sleep(poll_s)
 
@@ -241,7 +240,7 @@ def _wait(
 def _fail(target: _Target, capacity: SdkEndpointCapacity, message: str, as_json: bool) -> NoReturn:
     err.print(f"[red]{message}[/]")
     _print_report(target.report(capacity, capacity.read()), as_json=as_json)
-    raise typer.Exit(code=EXIT_UNHEALTHY)
+    raise typer.Exit(code=ExitCode.UNHEALTHY)
 
 
 @endpoint_app.command("status")

@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from devkit.cli.common import (
+    SHOWN_ID,
     JobIdArgument,
     JsonOption,
     LangOption,
@@ -118,7 +119,7 @@ def submit(
 
 def _require_completed(job_id: str, record: JobRecord | None) -> None:
     if record is None:
-        raise JobFailed(f"job {job_id} was not recorded in time: `idp status {job_id[:12]}`")
+        raise JobFailed(f"job {job_id} was not recorded in time: `idp status {job_id[:SHOWN_ID]}`")
     if record["status"] == JobStatus.COMPLETED:
         return
     error = record.get("error")
@@ -180,7 +181,7 @@ def _status_table(record: JobRecord, *, verbose: bool) -> Table:
         table.add_row("ms", f"{total:.0f}")
     shown = record.keys() if verbose else [key for key in _STATUS_FIELDS if key in record]
     for key in shown:
-        if key == "error" or (key == "timings_ms" and not verbose):
+        if key == "error":  # shown above, whole
             continue
         value = record[key]  # type: ignore[literal-required]
         table.add_row(key, json.dumps(value) if isinstance(value, dict | list) else str(value))

@@ -22,8 +22,6 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from devkit.cli.common import (
-    EXIT_UNHEALTHY,
-    EXIT_USAGE,
     JsonOption,
     LangOption,
     StackTarget,
@@ -36,6 +34,7 @@ from devkit.cli.common import (
     status_style,
     with_stack_target,
 )
+from devkit.cli.errors import ExitCode
 from devkit.client import PipelineClient, PipelineNames
 from devkit.synthetic import encode, render_page, sample_lines
 from devkit.textmetrics import character_error_rate
@@ -276,7 +275,7 @@ def smoke(
             f"[red]PaddleOCR-VL is not deployed[/] in {endpoint.url or stack.stack_name} "
             "(no VL endpoint: vlEnabled=false)"
         )
-        raise typer.Exit(code=EXIT_USAGE)
+        raise typer.Exit(code=ExitCode.USAGE)
     where = endpoint.url or f"{stack.stack_name} ({endpoint.region})"
     err.print(f"smoke: {', '.join(m.value for m in models)} against {where}")
     try:
@@ -291,7 +290,7 @@ def smoke(
             )
     except (ClientError, BotoCoreError) as exc:
         err.print(f"[red]smoke could not run:[/] {exc}")
-        raise typer.Exit(code=EXIT_UNHEALTHY) from None
+        raise typer.Exit(code=ExitCode.UNHEALTHY) from None
     if as_json:
         print(json.dumps([outcome.as_json() for outcome in outcomes]))
     else:
@@ -300,4 +299,4 @@ def smoke(
         verdict = "green" if passed == len(outcomes) else "red"
         out.print(f"[{verdict}]{passed}/{len(outcomes)} models passed[/]")
     if not all(outcome.ok for outcome in outcomes):
-        raise typer.Exit(code=EXIT_UNHEALTHY)
+        raise typer.Exit(code=ExitCode.UNHEALTHY)
