@@ -1,7 +1,8 @@
 """The Office converter: a container-image Lambda (Debian, LibreOffice headless) that the
-processor invokes synchronously for each Office document. It reads the input and writes the
-job's converted PDF; it holds no grant on the status table, the model cache or other results,
-so a document that subverts LibreOffice reaches nothing else (docs/security.md)."""
+processor invokes synchronously for each Office document. Its role holds no S3, KMS or table
+grant: it reads the input and writes the job's converted PDF through presigned URLs that the
+processor signs for that one job, so a document that subverts LibreOffice reaches nothing else
+(docs/security.md)."""
 
 from __future__ import annotations
 

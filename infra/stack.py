@@ -246,8 +246,8 @@ class PaddleIdpStack(Stack):
         return processor
 
     def _converter(self) -> OfficeConverter:
-        """The Office converter: reads an input, writes its job's converted PDF; nothing else
-        (no status table, no model cache, no results)."""
+        """The Office converter: no S3, KMS or table grant at all. It reads its job's input
+        and writes its job's converted PDF through the presigned URLs the processor gives it."""
         converter = OfficeConverter(
             self,
             Function.CONVERTER.value,
@@ -257,8 +257,6 @@ class PaddleIdpStack(Stack):
                 converter_ephemeral_storage_mib(self.settings.max_input_bytes)
             ),
         )
-        self.storage.grant_read_input(converter.role)
-        self.storage.grant_write_conversions(converter.role)
         return converter
 
     def _vl_endpoint(self) -> VlEndpoint:

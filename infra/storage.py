@@ -20,7 +20,6 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from idp.contract import names
-from idp.contract.conversion import CONVERTED_PREFIX
 from infra.encryption import DataKey
 from infra.nag import acknowledge, arn_of, wildcard_resource
 from infra.queues import allow_service_send
@@ -193,12 +192,6 @@ class Storage(Construct):
         chunks, read and deleted by the merge (ListBucket to find them)."""
         actions = ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"]
         self._grant(role, self.results_bucket, actions, names.WORK_PREFIX, listing=True)
-
-    def grant_write_conversions(self, role: iam.Role) -> None:
-        """PutObject on the jobs' converted/ work objects only: the Office converter's PDF and
-        sheets, which the processor reads."""
-        prefix = f"{names.WORK_PREFIX}*/{CONVERTED_PREFIX}"
-        self._grant(role, self.results_bucket, ["s3:PutObject"], prefix)
 
     def grant_write_vl_manifests(self, role: iam.Role) -> None:
         self._grant(role, self.results_bucket, ["s3:PutObject"], names.VL_MANIFEST_PREFIX)

@@ -9,14 +9,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
+from botocore.exceptions import ClientError
 
+from idp.aws.errors import is_not_found
 from idp.aws.s3 import read_input
 from idp.contract import names
 from idp.contract.conversion import (
     CONVERTED_PDF,
     CONVERTED_SHEETS,
     ConversionInfo,
-    ConversionRequest,
     ConvertedSheets,
     Sheet,
     converted_key,
@@ -27,6 +28,7 @@ from idp.contract.results import EngineInfo, OcrResult, PageResult, SourceInfo, 
 from idp.contract.timestamps import ms
 from idp.document.decode import DocumentFacts, open_document
 from idp.document.media_types import detect_media_type
+from idp.flow.office_conversion import conversion_request
 from idp.flow.result_cache import ResultCache
 from idp.flow.result_files import ResultFiles, WrittenResult
 from ocr_processor_image.outcome import InvocationOutcome, InvocationStatus
@@ -104,23 +106,37 @@ def _converted(
             "this deployment does not have"
         )
     answer = warm.converter.convert(
-        ConversionRequest(job_id=job.job_id, bucket=job.bucket, key=job.key)
+        conversion_request(
+            warm.s3,
+            job_id=job.job_id,
+            input_bucket=job.bucket,
+            input_key=job.key,
+            results_bucket=warm.settings.results_bucket,
+        )
     )
-    # Only this job's own conversion is read, wherever the answer points: a converter subverted
-    # by a document must not make the processor read another job's objects into this result.
-    pdf_key = converted_key(job.job_id, CONVERTED_PDF)
-    sheets_key = converted_key(job.job_id, CONVERTED_SHEETS)
-    if answer.conversion is None or answer.pdf_key != pdf_key:
-        raise ConversionFailed(f"the converter answered no PDF of this job: {answer}")
-    if answer.sheets_key not in (None, sheets_key):
-        raise ConversionFailed(f"the converter answered sheets of another job: {answer}")
+    if answer.conversion is None:
+        raise ConversionFailed(f"the converter answered no conversion: {answer}")
+    # The objects at the keys this job's URLs named, and only those: the converter could
+    # write nowhere else.
     bucket = warm.settings.results_bucket
-    pdf = warm.s3.get_object(Bucket=bucket, Key=pdf_key)["Body"].read()
+    pdf = _converted_object(warm, bucket, converted_key(job.job_id, CONVERTED_PDF))
     sheets: list[Sheet] = []
-    if answer.sheets_key is not None:
-        body = warm.s3.get_object(Bucket=bucket, Key=sheets_key)["Body"].read()
+    if answer.sheets:
+        body = _converted_object(warm, bucket, converted_key(job.job_id, CONVERTED_SHEETS))
         sheets = ConvertedSheets.model_validate_json(body).sheets
     return pdf, answer.conversion, sheets
+
+
+def _converted_object(warm: WarmState, bucket: str, key: str) -> bytes:
+    try:
+        body: bytes = warm.s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+    except ClientError as error:
+        if is_not_found(error):
+            raise ConversionFailed(
+                f"the converter answered a conversion but wrote no {key.rsplit('/', 1)[-1]}"
+            ) from None
+        raise
+    return body
 
 
 def finish_job(

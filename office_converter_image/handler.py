@@ -1,9 +1,10 @@
 """Lambda entry point of the Office converter (container image): invoked synchronously by the
 processor with a ConversionRequest; answers a ConversionResponse.
 
-Thin: parse the event, hand it to `OfficeConverter` (created once per container). The function
-reads the input bucket and writes the job's `work/<job_id>/converted/` objects, nothing else:
-no status table, no model cache, no other job's results (docs/security.md).
+Thin: parse the event, hand it to `OfficeConverter` (created once per container). The function's
+role holds no S3, KMS or table grant: it reads the job's input and writes the job's
+`work/<job_id>/converted/` objects through the presigned URLs of its event, and nothing else
+(docs/security.md).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
-from idp.aws.clients import client
 from idp.contract.conversion import ConversionRequest
 from idp.contract.names import Service
 from idp.document.office.libreoffice import LibreOffice, soffice_path
@@ -32,9 +32,6 @@ logger = Logger(service=Service.CONVERTER.value)
 def office_converter() -> OfficeConverter:
     settings = ConverterSettings.from_env()
     return OfficeConverter(
-        s3=client("s3"),
-        input_bucket=settings.input_bucket,
-        results_bucket=settings.results_bucket,
         libreoffice=LibreOffice(
             soffice=soffice_path(),
             work_root=Path(tempfile.gettempdir()),  # Lambda's one writable directory

@@ -11,8 +11,6 @@ from idp.contract.names import Service
 
 
 class ConverterSettings(FunctionSettings):
-    input_bucket: str = Field(alias=Env.INPUT_BUCKET.value, min_length=1)
-    results_bucket: str = Field(alias=Env.RESULTS_BUCKET.value, min_length=1)
     max_input_bytes: int = Field(
         default=names.DEFAULT_MAX_INPUT_BYTES, alias=Env.MAX_INPUT_BYTES.value, gt=0
     )

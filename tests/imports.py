@@ -16,7 +16,15 @@ from typing import Final
 from tests.paths import REPO_ROOT
 
 PROJECT_PACKAGES: Final = frozenset(
-    {"idp", "devkit", "lambdas", "ocr_processor_image", "sagemaker_container", "infra"}
+    {
+        "idp",
+        "devkit",
+        "lambdas",
+        "ocr_processor_image",
+        "office_converter_image",
+        "sagemaker_container",
+        "infra",
+    }
 )
 
 

@@ -19,6 +19,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from idp.aws.clients import client
 from idp.contract.job_record import JobRecord
 from idp.contract.jobs import DispatchedJob, JobOptions
 from idp.contract.names import OcrModel
@@ -156,7 +157,7 @@ class Aws:
 @pytest.fixture
 def aws(tmp_path: Path) -> Iterator[Aws]:
     with mock_aws():
-        s3 = boto3.client("s3", region_name=REGION)
+        s3 = client("s3", region_name=REGION)  # as the processor builds it (SigV4 presigning)
         for bucket in (INPUT_BUCKET, RESULTS_BUCKET, CACHE_BUCKET):
             s3.create_bucket(Bucket=bucket)
         settings = ProcessorSettings(

@@ -18,11 +18,16 @@ CLIENT_CONFIG: Final = Config(
     read_timeout=30,
 )
 
+# S3 presigns with SigV4 too (botocore's presigned URLs are SigV2 unless told): a KMS-encrypted
+# object refuses SigV2, and SigV4 URLs are scoped to a region and expire within 7 days.
+S3_CLIENT_CONFIG: Final = CLIENT_CONFIG.merge(Config(signature_version="s3v4"))
+
 
 def client(service_name: str, *, config: Config | None = None, **kwargs: Any) -> Any:
-    """A boto3 client with `CLIENT_CONFIG`, or `config` for a call that needs its own (region and
-    endpoint from the environment, as usual)."""
-    return boto3.client(service_name, config=config or CLIENT_CONFIG, **kwargs)  # type: ignore[call-overload]
+    """A boto3 client with `CLIENT_CONFIG` (`S3_CLIENT_CONFIG` for S3), or `config` for a call
+    that needs its own (region and endpoint from the environment, as usual)."""
+    default = S3_CLIENT_CONFIG if service_name == "s3" else CLIENT_CONFIG
+    return boto3.client(service_name, config=config or default, **kwargs)  # type: ignore[call-overload]
 
 
 def dynamodb_table(table_name: str) -> Table:

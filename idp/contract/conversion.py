@@ -2,9 +2,11 @@
 its cells) out, in the results bucket's work area of the job.
 
 The processor calls the converter synchronously (`ConversionRequest` as the event) and gets a
-`ConversionResponse` back: where the PDF is, or the user's error (a code from
-idp.contract.errors). The converter reads the input and writes under
-`work/<job_id>/converted/`; nothing else.
+`ConversionResponse` back: how the document was converted, or the user's error (a code from
+idp.contract.errors). The converter holds no AWS grant of its own: the request carries one
+presigned GET of the job's input and presigned PUTs of the two objects it may write under
+`work/<job_id>/converted/`, all signed by the processor, so a document that subverts the
+converter reaches that one input and those two keys, for as long as the URLs last.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from idp.contract import names
 CONVERTED_PREFIX: Final = "converted/"
 CONVERTED_PDF: Final = "document.pdf"
 CONVERTED_SHEETS: Final = "sheets.json"
+# The Content-Type each presigned PUT is signed for, and so must send.
+PDF_CONTENT_TYPE: Final = "application/pdf"
+SHEETS_CONTENT_TYPE: Final = "application/json"
 
 
 def converted_key(job_id: str, name: str) -> str:
@@ -26,13 +31,16 @@ def converted_key(job_id: str, name: str) -> str:
 
 
 class ConversionRequest(BaseModel):
-    """The converter's event: the job's input to convert."""
+    """The converter's event: the job, and the URLs of its input and of what it may write.
+
+    The URLs are credentials while they last: never logged (`repr=False`)."""
 
     model_config = ConfigDict(extra="forbid")
 
     job_id: str
-    bucket: str
-    key: str
+    input_url: str = Field(repr=False)  # presigned GET of the job's input
+    pdf_url: str = Field(repr=False)  # presigned PUT of converted/document.pdf
+    sheets_url: str = Field(repr=False)  # presigned PUT of converted/sheets.json
 
 
 class ConversionInfo(BaseModel):
@@ -68,13 +76,13 @@ class ConversionError(BaseModel):
 
 
 class ConversionResponse(BaseModel):
-    """The converter's answer: the PDF's key (and the sheets' key for a spreadsheet) in the
-    results bucket, the detected media type and how it was converted; or the user's error."""
+    """The converter's answer: the detected media type, how it was converted and whether it
+    wrote the sheets (a spreadsheet); or the user's error. The PDF and the sheets are at the
+    keys the processor chose (`converted_key`), whatever the answer says."""
 
     model_config = ConfigDict(extra="forbid")
 
     media_type: str | None = None
-    pdf_key: str | None = None
-    sheets_key: str | None = None
+    sheets: bool = False
     conversion: ConversionInfo | None = None
     error: ConversionError | None = None

@@ -154,10 +154,8 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
         service=Service.CONVERTER,
         memory_mb=CONVERTER_MEMORY_MB,
         timeout_seconds=CONVERTER_TIMEOUT_SECONDS,
-        # No status table, no model cache: it reads an input and writes its conversion.
+        # No bucket, table or cache: its event's presigned URLs are all it reaches.
         env=(
-            Env.INPUT_BUCKET,
-            Env.RESULTS_BUCKET,
             Env.MAX_INPUT_BYTES,
             Env.CONVERSION_TIME_LIMIT,
             *_POWERTOOLS_ENV,

@@ -1,5 +1,9 @@
 """The processor's call to the Office converter: a synchronous Lambda invoke with a
-ConversionRequest, answered by a ConversionResponse (the PDF's key, or the user's error).
+ConversionRequest, answered by a ConversionResponse (how it converted, or the user's error).
+
+The converter's role holds no S3 or KMS grant: `conversion_request` signs, with the
+processor's own credentials, a GET of the job's input and PUTs of the job's two converted
+objects, valid for as long as a conversion may take.
 
 The processor waits for the answer: the converter's run (its time limit, plus its cold start)
 is short beside the processor's own timeout, and one job's steps stay in one place. A converter
@@ -15,12 +19,21 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from botocore.config import Config
 
-from idp.contract.conversion import ConversionRequest, ConversionResponse
+from idp.contract.conversion import (
+    CONVERTED_PDF,
+    CONVERTED_SHEETS,
+    PDF_CONTENT_TYPE,
+    SHEETS_CONTENT_TYPE,
+    ConversionRequest,
+    ConversionResponse,
+    converted_key,
+)
 from idp.contract.errors import ConversionFailed, ConversionTimeout, error_from_code
 from idp.contract.topology import CONVERTER_TIMEOUT_SECONDS
 
 if TYPE_CHECKING:
     from mypy_boto3_lambda import LambdaClient
+    from mypy_boto3_s3 import S3Client
 
 # The invoke waits for the whole conversion (read timeout beyond the converter's own timeout)
 # and is never sent twice by the client: a retried invoke would convert the document again.
@@ -29,6 +42,34 @@ CONVERTER_CLIENT_CONFIG: Final = Config(
     connect_timeout=5,
     read_timeout=CONVERTER_TIMEOUT_SECONDS + 30,
 )
+
+
+# The URLs outlive the converter's whole run (its timeout, and its cold start), no longer.
+URL_LIFETIME_SECONDS: Final = CONVERTER_TIMEOUT_SECONDS + 60
+
+
+def conversion_request(
+    s3: S3Client, *, job_id: str, input_bucket: str, input_key: str, results_bucket: str
+) -> ConversionRequest:
+    """The converter's event for one job: presigned (SigV4) URLs of exactly its input and its
+    two converted objects. A PUT must send the signed Content-Type."""
+
+    def signed(operation: str, **params: str) -> str:
+        url = s3.generate_presigned_url(operation, Params=params, ExpiresIn=URL_LIFETIME_SECONDS)
+        if "X-Amz-Algorithm=AWS4-HMAC-SHA256" not in url:
+            raise ValueError("the S3 client must presign with SigV4 (idp.aws.clients.client)")
+        return url
+
+    def put(name: str, content_type: str) -> str:
+        key = converted_key(job_id, name)
+        return signed("put_object", Bucket=results_bucket, Key=key, ContentType=content_type)
+
+    return ConversionRequest(
+        job_id=job_id,
+        input_url=signed("get_object", Bucket=input_bucket, Key=input_key),
+        pdf_url=put(CONVERTED_PDF, PDF_CONTENT_TYPE),
+        sheets_url=put(CONVERTED_SHEETS, SHEETS_CONTENT_TYPE),
+    )
 
 
 class DocumentConverter(Protocol):

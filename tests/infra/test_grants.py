@@ -154,3 +154,11 @@ def test_job_table_actions_are_exactly_those_the_code_calls(
         if resource.startswith("jobs-table") and not resource.endswith("/stream")
     }
     assert table_actions == _store_actions_in_code(function)
+
+
+def test_the_converter_role_holds_no_s3_kms_or_table_action(
+    granted: dict[str, set[Grant]],
+) -> None:
+    # Its job's input and PDF are reached through the processor's presigned URLs only.
+    actions = {action for action, _resource in granted[Function.CONVERTER.value]}
+    assert actions == {"logs:CreateLogStream", "logs:PutLogEvents"}

@@ -4,8 +4,9 @@ Each conversion runs in a directory of its own with a fresh user profile that tu
 document could make the converter do: macros never run, links (fields, OLE objects, external
 data, linked images) are never updated, formulas are never recalculated on load (the values the
 file holds are shown, and a WEBSERVICE call never runs), and any fetch goes to a proxy that
-answers nothing. The process gets no credentials in its environment and is killed, with every
-process it started, at its time limit.
+answers nothing. The process gets no credentials in its environment and runs under a reaper
+(idp.document.office.reaper) that kills every process it started, even one that left its
+session, when it ends or reaches its time limit.
 
 A spreadsheet is exported twice: its cells as shown (CSV, every sheet, formatted as the file
 formats them) and its PDF, each sheet on one page when its sheets are small enough for that.
@@ -21,6 +22,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -47,12 +49,18 @@ _PDF_FILTER: Final = "pdf"
 _SHEETS_PDF_FILTER: Final = (
     'pdf:calc_pdf_Export:{"SinglePageSheets":{"type":"boolean","value":"true"}}'
 )
+# soffice runs under this script (standard library only, run isolated: `python -I`).
+_REAPER: Final = Path(__file__).with_name("reaper.py")
+_STOP_GRACE_SECONDS: Final = 5.0
 # A proxy on the discard port: nothing listens there, so any fetch fails at once.
 _DEAD_PROXY: Final = "http://127.0.0.1:9"
 
 # The user profile every conversion starts from (LibreOffice's configuration schema:
-# officecfg/registry/schema/org/openoffice/Office/{Common,Writer,Calc}.xcs).
-_PROFILE: Final = """<?xml version="1.0" encoding="UTF-8"?>
+# officecfg/registry/schema/org/openoffice/Office/{Common,Writer,Calc}.xcs). The link modes are
+# the integers LibreOffice's code reads, not the schema's prose: Writer's SwLinkUpdateMode
+# (sw/inc/linkenum.hxx) NEVER = 0, MANUAL = 1, AUTOMATIC = 2; Calc's ScLkUpdMode
+# (sc/inc/global.hxx) LM_ALWAYS = 0, LM_NEVER = 1, LM_ON_DEMAND = 2.
+PROFILE: Final = """<?xml version="1.0" encoding="UTF-8"?>
 <oor:items xmlns:oor="http://openoffice.org/2001/registry"
  xmlns:xs="http://www.w3.org/2001/XMLSchema"
  xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
@@ -63,7 +71,7 @@ _PROFILE: Final = """<?xml version="1.0" encoding="UTF-8"?>
 <item oor:path="/org.openoffice.Office.Common/Security/Scripting">
  <prop oor:name="BlockUntrustedRefererLinks" oor:op="fuse"><value>true</value></prop></item>
 <item oor:path="/org.openoffice.Office.Writer/Content/Update">
- <prop oor:name="Link" oor:op="fuse"><value>2</value></prop></item>
+ <prop oor:name="Link" oor:op="fuse"><value>0</value></prop></item>
 <item oor:path="/org.openoffice.Office.Writer/Content/Update">
  <prop oor:name="Field" oor:op="fuse"><value>false</value></prop></item>
 <item oor:path="/org.openoffice.Office.Writer/Content/Update">
@@ -188,7 +196,7 @@ class LibreOffice:
         """One `soffice --convert-to` run in a fresh profile; its stdout."""
         profile = work / f"profile-{out.name}"
         (profile / "user").mkdir(parents=True)
-        (profile / "user" / "registrymodifications.xcu").write_text(_PROFILE, encoding="utf-8")
+        (profile / "user" / "registrymodifications.xcu").write_text(PROFILE, encoding="utf-8")
         command = [
             self.soffice,
             f"-env:UserInstallation={profile.as_uri()}",
@@ -207,9 +215,10 @@ class LibreOffice:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise _timed_out(media_type, self.time_limit_s)
-        # A session of its own: at the limit, soffice and every process it started go together.
+        # Under the reaper, in a session of its own: at the limit, or when soffice ends, every
+        # process it started goes with it.
         process = subprocess.Popen(
-            command,
+            [sys.executable, "-I", str(_REAPER), "--", *command],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
@@ -221,10 +230,9 @@ class LibreOffice:
         try:
             stdout, _ = process.communicate(timeout=remaining)
         except subprocess.TimeoutExpired:
-            _kill_group(process)
             raise _timed_out(media_type, self.time_limit_s) from None
         finally:
-            _kill_group(process)  # what it left behind (a forked helper) goes too
+            _stop(process)
         return stdout
 
 
@@ -245,7 +253,13 @@ def _environment(work: Path) -> dict[str, str]:
     }
 
 
-def _kill_group(process: subprocess.Popen[str]) -> None:
+def _stop(process: subprocess.Popen[str]) -> None:
+    """Ask the reaper to kill what soffice started (SIGTERM), then kill its group outright."""
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=_STOP_GRACE_SECONDS)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()

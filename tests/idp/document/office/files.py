@@ -1,13 +1,17 @@
 """Office files the tests need beyond the real samples (devkit.office_samples): the samples made
-hostile (encrypted, truncated, unreadable, a ZIP bomb), a document slow to convert, and the
-legacy formats LibreOffice writes from a real sample."""
+hostile (encrypted, truncated, unreadable, a ZIP bomb), a document slow to convert, documents
+that link content from elsewhere, and the legacy formats LibreOffice writes from a real sample."""
 
 from __future__ import annotations
 
 import io
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
+
+import docx
+import openpyxl
 
 from devkit.office_samples import sample_bytes
 
@@ -88,8 +92,6 @@ def encrypted_odt() -> bytes:
 
 def slow_docx(paragraphs: int = 20_000) -> bytes:
     """A long plain DOCX (about 1,700 pages) that takes LibreOffice tens of seconds to lay out."""
-    import docx
-
     document = docx.Document()
     line = "lorem ipsum dolor sit amet consectetur " * 6
     for number in range(paragraphs):
@@ -168,3 +170,103 @@ End Sub
             package.writestr(name, text)
         package.writestr("META-INF/manifest.xml", manifest)
     return out.getvalue()
+
+
+_RELATIONSHIPS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+
+
+def _repacked(data: bytes, edit: Callable[[dict[str, bytes]], None]) -> bytes:
+    """An OOXML package with its parts changed by `edit` (a dict of name → bytes)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        parts = {name: package.read(name) for name in package.namelist()}
+    edit(parts)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for name, body in parts.items():
+            package.writestr(name, body)
+    return out.getvalue()
+
+
+def docx_with_linked_picture(image_url: str) -> bytes:
+    """A DOCX whose picture is not stored but linked from `image_url` (an external image
+    relationship, `a:blip r:link`): Word and LibreOffice fetch it to show it."""
+    document = docx.Document()
+    document.add_paragraph("Visible text of the document.")
+    out = io.BytesIO()
+    document.save(out)
+    picture = (
+        '<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/'
+        'drawingml/2006/wordprocessingDrawing"><wp:extent cx="914400" cy="914400"/>'
+        '<wp:docPr id="1" name="Picture 1"/><a:graphic xmlns:a="http://schemas.openxmlformats'
+        '.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/'
+        'drawingml/2006/picture"><pic:pic xmlns:pic="http://schemas.openxmlformats.org/'
+        'drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr id="0" name="linked.png"/>'
+        f'<pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip xmlns:r="{_RELATIONSHIPS}" '
+        'r:link="rIdLinked"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr>'
+        '<a:xfrm><a:off x="0" y="0"/><a:ext cx="914400" cy="914400"/></a:xfrm><a:prstGeom '
+        'prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic>'
+        "</wp:inline></w:drawing></w:r></w:p>"
+    )
+    link = (
+        f'<Relationship Id="rIdLinked" Type="{_RELATIONSHIPS}/image" Target="{image_url}" '
+        'TargetMode="External"/></Relationships>'
+    )
+
+    def edit(parts: dict[str, bytes]) -> None:
+        body = parts["word/document.xml"].decode()
+        parts["word/document.xml"] = body.replace("<w:sectPr", picture + "<w:sectPr", 1).encode()
+        rels = parts["word/_rels/document.xml.rels"].decode()
+        parts["word/_rels/document.xml.rels"] = rels.replace("</Relationships>", link).encode()
+
+    return _repacked(out.getvalue(), edit)
+
+
+def xlsx_with_external_link(target: str, cached: str) -> bytes:
+    """An XLSX whose cell A2 is a formula on another workbook at `target` (an external link
+    part), with `cached` stored as its value and as the link's cached cell."""
+    workbook = openpyxl.Workbook()
+    workbook.active["A1"] = "Visible cell"
+    out = io.BytesIO()
+    workbook.save(out)
+    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    external = (
+        f'<?xml version="1.0" encoding="UTF-8"?><externalLink xmlns="{main}" '
+        f'xmlns:r="{_RELATIONSHIPS}"><externalBook r:id="rId1"><sheetNames><sheetName '
+        'val="Sheet1"/></sheetNames><sheetDataSet><sheetData sheetId="0"><row r="1"><cell '
+        f'r="A1" t="str"><v>{cached}</v></cell></row></sheetData></sheetDataSet></externalBook>'
+        "</externalLink>"
+    )
+    package_rels = "http://schemas.openxmlformats.org/package/2006/relationships"
+
+    def edit(parts: dict[str, bytes]) -> None:
+        sheet = parts["xl/worksheets/sheet1.xml"].decode()
+        cell = f'<row r="2"><c r="A2" t="str"><f>[1]Sheet1!A1</f><v>{cached}</v></c></row>'
+        parts["xl/worksheets/sheet1.xml"] = sheet.replace(
+            "</sheetData>", cell + "</sheetData>"
+        ).encode()
+        parts["xl/externalLinks/externalLink1.xml"] = external.encode()
+        parts["xl/externalLinks/_rels/externalLink1.xml.rels"] = (
+            f'<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="{package_rels}">'
+            f'<Relationship Id="rId1" Type="{_RELATIONSHIPS}/externalLinkPath" '
+            f'Target="{target}" TargetMode="External"/></Relationships>'
+        ).encode()
+        book = parts["xl/workbook.xml"].decode()
+        reference = (
+            f'<externalReferences><externalReference xmlns:r="{_RELATIONSHIPS}" '
+            'r:id="rIdExternal"/></externalReferences>'
+        )
+        parts["xl/workbook.xml"] = book.replace("</sheets>", "</sheets>" + reference).encode()
+        rels = parts["xl/_rels/workbook.xml.rels"].decode()
+        parts["xl/_rels/workbook.xml.rels"] = rels.replace(
+            "</Relationships>",
+            f'<Relationship Id="rIdExternal" Type="{_RELATIONSHIPS}/externalLink" '
+            'Target="externalLinks/externalLink1.xml"/></Relationships>',
+        ).encode()
+        types = parts["[Content_Types].xml"].decode()
+        parts["[Content_Types].xml"] = types.replace(
+            "</Types>",
+            '<Override PartName="/xl/externalLinks/externalLink1.xml" ContentType="application/'
+            'vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml"/></Types>',
+        ).encode()
+
+    return _repacked(out.getvalue(), edit)
