@@ -122,14 +122,22 @@ def models_import_dir(
     if not is_model_dir(path):
         raise CliError(f"{path} is not a model directory: it needs inference.yml and weights")
     model_cache, bucket = cache.open()
-    digest = model_cache.import_dir(model_name, path)
+    digests = model_cache.import_dir(model_name, path)
+    digest = digests.sha256
     uri = f"s3://{bucket}/{archive_key(model_name)}"
     if as_json:
         print(json.dumps([{"model": model_name, "uri": uri, "sha256": digest}]))
     else:
         out.print(f"{model_name} → {uri} (sha256 {digest})")
     _pin(
-        [ModelPin(model_name, f"a local directory imported by an operator ({path.name})", digest)],
+        [
+            ModelPin(
+                model_name,
+                f"a local directory imported by an operator ({path.name})",
+                digest,
+                tree_sha256=digests.tree_sha256,
+            )
+        ],
         manifest,
     )
 

@@ -14,12 +14,13 @@ import numpy as np
 import pytest
 from moto import mock_aws
 
+import idp.document.ocr.models.cache as cache_module
 from idp.contract import names
 from idp.contract.errors import EngineFailure, ModelUnavailable
 from idp.contract.results import Block, EngineInfo, Line
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import OcrEngine, PageContent
-from idp.document.ocr.models.archives import pack_model_dir, sha256_file
+from idp.document.ocr.models.archives import pack_model_dir, sha256_file, tree_sha256
 from idp.document.ocr.models.cache import ModelCache
 from idp.document.ocr.models.manifest import ModelManifest, ModelPin
 from sagemaker_container.engines import (
@@ -68,11 +69,22 @@ def fake_model_dir(root: Path, name: str, *, vlm: bool) -> Path:
 
 
 @pytest.fixture
-def baked_models(tmp_path: Path) -> Path:
+def baked_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Both VL models baked into the image, and the repository's manifest pinning their files
+    (the real manifest pins no VL model yet)."""
     root = tmp_path / "baked"
     fake_model_dir(root, "PP-DocLayoutV3", vlm=False)
     fake_model_dir(root, "PaddleOCR-VL-1.6-0.9B", vlm=True)
+    _pin_baked(monkeypatch, root)
     return root
+
+
+def _pin_baked(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
+    pins = [
+        ModelPin(path.name, "test: baked", None, tree_sha256=tree_sha256(path))
+        for path in root.iterdir()
+    ]
+    monkeypatch.setattr(cache_module, "default_manifest", lambda: ModelManifest(pins))
 
 
 @pytest.fixture
@@ -112,7 +124,7 @@ def _import_vl_models(s3: Any, tmp_path: Path) -> ModelManifest:
         ModelPin(
             name,
             "test",
-            uploader.import_dir(name, fake_model_dir(tmp_path / "staging", name, vlm=vlm)),
+            uploader.import_dir(name, fake_model_dir(tmp_path / "staging", name, vlm=vlm)).sha256,
         )
         for name, vlm in (("PP-DocLayoutV3", False), ("PaddleOCR-VL-1.6-0.9B", True))
     )
@@ -138,10 +150,39 @@ def test_a_replaced_vl_archive_stops_start_up_naming_the_model(
     assert not (tmp_path / "cache" / "PaddleOCR-VL-1.6-0.9B").exists()
 
 
-def test_missing_weights_name_every_missing_model(tmp_path: Path) -> None:
-    # GIVEN only the layout model baked in
+def test_a_baked_vl_model_without_a_pin_stops_start_up_naming_it(tmp_path: Path) -> None:
+    # GIVEN both models baked in, and the repository's manifest, which pins neither
     root = tmp_path / "baked"
     fake_model_dir(root, "PP-DocLayoutV3", vlm=False)
+    fake_model_dir(root, "PaddleOCR-VL-1.6-0.9B", vlm=True)
+    settings = settings_for(tmp_path, VL_MODELS_DIR=str(root))
+    cache = ModelCache(s3=None, bucket=None, local_root=tmp_path / "cache", search_roots=[root])
+    # WHEN the weights are resolved THEN both are refused, each named
+    with pytest.raises(ModelUnavailable) as raised:
+        resolve_vl_weights(pipeline_models("v1.6"), cache=cache, settings=settings)
+    assert "PaddleOCR-VL-1.6-0.9B has no pin of its files" in raised.value.message
+    assert "PP-DocLayoutV3 has no pin of its files" in raised.value.message
+
+
+def test_a_tampered_file_in_a_baked_vl_model_stops_start_up_naming_it(
+    tmp_path: Path, baked_models: Path
+) -> None:
+    (baked_models / "PaddleOCR-VL-1.6-0.9B" / "modeling_paddleocr_vl.py").write_text("planted\n")
+    settings = settings_for(tmp_path, VL_MODELS_DIR=str(baked_models))
+    cache = ModelCache(
+        s3=None, bucket=None, local_root=tmp_path / "cache", search_roots=[baked_models]
+    )
+    with pytest.raises(ModelUnavailable, match=r"PaddleOCR-VL-1\.6-0\.9B: the directory in"):
+        resolve_vl_weights(pipeline_models("v1.6"), cache=cache, settings=settings)
+
+
+def test_missing_weights_name_every_missing_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN only the layout model baked in (and pinned)
+    root = tmp_path / "baked"
+    fake_model_dir(root, "PP-DocLayoutV3", vlm=False)
+    _pin_baked(monkeypatch, root)
     settings = settings_for(tmp_path, VL_MODELS_DIR=str(root))
     cache = ModelCache(s3=None, bucket=None, local_root=tmp_path / "cache", search_roots=[root])
     # WHEN the weights are resolved THEN the error names the missing VLM, and not the other

@@ -25,6 +25,42 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def tree_sha256(path: Path) -> str:
+    """The digest of a model directory's files: sha256 over each regular file's path and
+    sha256, in order (links and the completion marker left out, as the archive leaves them).
+    The same files give the same digest however they were unpacked, so a directory baked into
+    an image or unpacked into /tmp can be checked against its pin without packing it again."""
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink()):
+        relative = file.relative_to(path).as_posix()
+        if relative == COMPLETE_MARKER:
+            continue
+        digest.update(f"{relative}\0{sha256_file(file)}\n".encode())
+    return digest.hexdigest()
+
+
+def archive_tree_sha256(archive: Path) -> str:
+    """`tree_sha256` of the files an archive of `pack_model_dir` unpacks to, read from the
+    archive itself (its members sit under `<model_name>/`)."""
+    files: list[tuple[str, str]] = []
+    with tarfile.open(archive, "r:gz") as tar:
+        for member in tar:
+            if not member.isfile():
+                continue
+            handle = tar.extractfile(member)
+            if handle is None:
+                continue
+            digest = hashlib.sha256()
+            while chunk := handle.read(_CHUNK):
+                digest.update(chunk)
+            files.append((member.name.split("/", 1)[-1], digest.hexdigest()))
+    tree = hashlib.sha256()
+    for relative, digest_hex in sorted(files):
+        if relative != COMPLETE_MARKER:
+            tree.update(f"{relative}\0{digest_hex}\n".encode())
+    return tree.hexdigest()
+
+
 def pack_model_dir(path: Path, model_name: str, archive: Path) -> None:
     """A reproducible tar.gz with every regular file under `<model_name>/` (links skipped):
     the same files make the same bytes."""

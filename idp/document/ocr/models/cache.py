@@ -20,6 +20,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -31,9 +32,11 @@ from idp.contract.env.functions import Env
 from idp.contract.errors import ModelUnavailable
 from idp.document.ocr.models.archives import (
     COMPLETE_MARKER,
+    archive_tree_sha256,
     pack_model_dir,
     safe_extract,
     sha256_file,
+    tree_sha256,
 )
 from idp.document.ocr.models.catalogue import DEFAULT_SYNC_MODELS
 from idp.document.ocr.models.manifest import ModelManifest, ModelPin, default_manifest
@@ -48,6 +51,14 @@ DEFAULT_LOCAL_ROOT: Final = Path("/tmp/models")  # noqa: S108 - Lambda's only wr
 SYNC_SOURCE: Final = "PaddleX official model (hub), packed by `idp models sync`"
 # x-amz-meta-sha256 on the archive object: for people reading the bucket, never trusted.
 SHA256_METADATA_KEY: Final = "sha256"
+
+
+@dataclass(frozen=True)
+class ArchiveDigests:
+    """What `import_dir` uploaded, as the manifest pins it."""
+
+    sha256: str  # of the archive
+    tree_sha256: str  # of the files it unpacks to
 
 
 def archive_key(model_name: str) -> str:
@@ -109,6 +120,8 @@ class ModelCache:
         self._hub_download = hub_download
         self.manifest = manifest if manifest is not None else default_manifest()
         self._lock = threading.Lock()
+        # The files' digest of each model this process unpacked from a verified archive.
+        self._trees: dict[str, str] = {}
 
     # -- resolution ----------------------------------------------------------------------------
     def fetch(self, model_name: str) -> Path:
@@ -138,13 +151,32 @@ class ModelCache:
             )
 
     def _find_local(self, model_name: str) -> Path | None:
+        """A baked-in or unpacked directory of `model_name`, once its files match the pin."""
         for root in self._search_roots:
             if is_model_dir(root / model_name):
-                return root / model_name
+                return self._verified_dir(root / model_name, model_name, where="in the image")
         target = self.local_root / model_name
         if (target / COMPLETE_MARKER).is_file() and is_model_dir(target):
-            return target
+            expected = self._trees.get(model_name) or self.manifest.pinned_tree_sha256(model_name)
+            if expected is None:
+                # Unpacked by an earlier process, and no pin of its files: fetch it again.
+                shutil.rmtree(target)
+                return None
+            return self._verified_dir(target, model_name, where=f"under {self.local_root}")
         return None
+
+    def _verified_dir(self, path: Path, model_name: str, *, where: str) -> Path:
+        """`path` if its files are those pinned (or installed from a verified archive);
+        ModelUnavailable naming the model otherwise: a marker or a location is not enough."""
+        expected = self._trees.get(model_name) if path.parent == self.local_root else None
+        expected = expected or self.manifest.expected_tree_sha256(model_name)
+        actual = tree_sha256(path)
+        if actual != expected:
+            raise ModelUnavailable(
+                f"model {model_name}: the directory {where} ({path}) does not match its pin "
+                f"(files sha256 {actual}, pinned {expected}); refused"
+            )
+        return path
 
     def _fetch_from_bucket(self, model_name: str) -> Path | None:
         if self._s3 is None or not self._bucket:
@@ -201,6 +233,7 @@ class ModelCache:
             raise ModelUnavailable(
                 f"model {model_name}: {where} holds no model directory (inference.yml + weights)"
             )
+        self._trees[model_name] = archive_tree_sha256(archive)
         (source / COMPLETE_MARKER).write_text(actual)
         return self._install(source, model_name)
 
@@ -223,9 +256,9 @@ class ModelCache:
             raise
         return True
 
-    def import_dir(self, model_name: str, path: Path, *, add_onnx: bool = True) -> str:
+    def import_dir(self, model_name: str, path: Path, *, add_onnx: bool = True) -> ArchiveDigests:
         """Pack a local model dir (`pack_for_cache`) as models/<name>.tar.gz into the bucket;
-        returns its sha256, the pin the manifest must hold before anything loads it."""
+        returns its digests, the pins the manifest must hold before anything loads it."""
         _validate_model_name(model_name)
         if self._s3 is None or not self._bucket:
             raise ValueError("import_dir needs an S3 client and a model-cache bucket")
@@ -235,6 +268,7 @@ class ModelCache:
             archive = Path(tmp) / f"{model_name}.tar.gz"
             pack_for_cache(model_name, path, archive, work_dir=Path(tmp), add_onnx=add_onnx)
             digest = sha256_file(archive)
+            tree = archive_tree_sha256(archive)
             self._s3.upload_file(
                 str(archive),
                 self._bucket,
@@ -247,7 +281,7 @@ class ModelCache:
         logger.info(
             "imported %s into s3://%s/%s", model_name, self._bucket, archive_key(model_name)
         )
-        return digest
+        return ArchiveDigests(sha256=digest, tree_sha256=tree)
 
 
 def pack_for_cache(
@@ -290,6 +324,14 @@ def sync(
             as_downloaded = Path(tmp) / "hub.tar.gz"
             pack_model_dir(path, model_name, as_downloaded)  # before an ONNX export joins it
             hub_digest = sha256_file(as_downloaded)
-        digest = cache.import_dir(model_name, path)
-        pins.append(ModelPin(model_name, SYNC_SOURCE, sha256=digest, hub_sha256=hub_digest))
+        digests = cache.import_dir(model_name, path)
+        pins.append(
+            ModelPin(
+                model_name,
+                SYNC_SOURCE,
+                sha256=digests.sha256,
+                hub_sha256=hub_digest,
+                tree_sha256=digests.tree_sha256,
+            )
+        )
     return pins

@@ -33,9 +33,12 @@ class ModelPin:
     # Of the archive of PaddleX's hub download as it comes (no ONNX export added): what a hub
     # download at run time or an image's weight baking must match. None: never from the hub.
     hub_sha256: str | None = None
+    # Of the unpacked files (archives.tree_sha256): what a directory baked into an image, or one
+    # unpacked into /tmp by an earlier process, must match before it is loaded.
+    tree_sha256: str | None = None
 
     def __post_init__(self) -> None:
-        for digest in (self.sha256, self.hub_sha256):
+        for digest in (self.sha256, self.hub_sha256, self.tree_sha256):
             if digest is not None and not _SHA256.match(digest):
                 raise ValueError(f"model {self.name}: pin {digest!r} is not a sha256 hex digest")
 
@@ -55,6 +58,7 @@ class ModelManifest:
                 source=entry["source"],
                 sha256=entry.get("sha256"),
                 hub_sha256=entry.get("hub_sha256"),
+                tree_sha256=entry.get("tree_sha256"),
             )
             for name, entry in document["models"].items()
         )
@@ -66,12 +70,23 @@ class ModelManifest:
         pin = self._pins.get(model_name)
         return pin.sha256 if pin else None
 
+    def pinned_tree_sha256(self, model_name: str) -> str | None:
+        pin = self._pins.get(model_name)
+        return pin.tree_sha256 if pin else None
+
     def expected_sha256(self, model_name: str) -> str:
         """The pinned digest of `model_name`'s archive, or ModelUnavailable saying why not."""
         pin = self._pins.get(model_name)
         if pin is None or pin.sha256 is None:
             raise _unpinned(model_name, "has no pin" if pin else "is not in the manifest")
         return pin.sha256
+
+    def expected_tree_sha256(self, model_name: str) -> str:
+        """The pinned digest of `model_name`'s unpacked files."""
+        pin = self._pins.get(model_name)
+        if pin is None or pin.tree_sha256 is None:
+            raise _unpinned(model_name, "has no pin of its files" if pin else "is not pinned")
+        return pin.tree_sha256
 
     def expected_hub_sha256(self, model_name: str) -> str:
         """The pinned digest of the archive of `model_name`'s hub download, as it comes."""
@@ -93,6 +108,7 @@ class ModelManifest:
             ),
             "models": {
                 name: {"source": pin.source, "sha256": pin.sha256}
+                | ({"tree_sha256": pin.tree_sha256} if pin.tree_sha256 else {})
                 | ({"hub_sha256": pin.hub_sha256} if pin.hub_sha256 else {})
                 for name, pin in sorted(self._pins.items())
             },

@@ -15,6 +15,7 @@ from typer.testing import CliRunner, Result
 
 from devkit.cli.main import app
 from idp.contract.errors import ModelUnavailable
+from idp.document.ocr.models.archives import archive_tree_sha256, tree_sha256
 from idp.document.ocr.models.cache import ModelCache, archive_key, pack_for_cache, sync
 from idp.document.ocr.models.manifest import MANIFEST_PATH, ModelManifest, ModelPin
 from tests.archives import tar_gz
@@ -46,7 +47,7 @@ def _cache(
 def test_imported_dir_is_fetched_into_an_empty_root_intact(aws: Aws, tmp_path: Path) -> None:
     # GIVEN a model dir imported into the cache bucket
     source = _model_dir(tmp_path / "src", weights=b"\x01" * 5000)
-    digest = _cache(aws, tmp_path / "unused").import_dir(MODEL, source)
+    digest = _cache(aws, tmp_path / "unused").import_dir(MODEL, source).sha256
     head = aws.s3.head_object(Bucket=CACHE_BUCKET, Key=archive_key(MODEL))
     assert head["Metadata"]["sha256"] == digest
     # WHEN a cold container, its manifest pinning that archive, fetches it into an empty root
@@ -58,7 +59,7 @@ def test_imported_dir_is_fetched_into_an_empty_root_intact(aws: Aws, tmp_path: P
 
 
 def test_unpacked_model_is_reused_without_touching_the_bucket(aws: Aws, tmp_path: Path) -> None:
-    digest = _cache(aws, tmp_path).import_dir(MODEL, _model_dir(tmp_path / "src"))
+    digest = _cache(aws, tmp_path).import_dir(MODEL, _model_dir(tmp_path / "src")).sha256
     cache = _cache(aws, tmp_path / "root", pinned={MODEL: digest})
     first = cache.fetch(MODEL)
     # WHEN the archive is gone from the bucket (a warm container fetches again)
@@ -67,16 +68,74 @@ def test_unpacked_model_is_reused_without_touching_the_bucket(aws: Aws, tmp_path
     assert cache.fetch(MODEL) == first
 
 
+def _tree_pinned(path: Path, name: str = MODEL) -> ModelManifest:
+    return ModelManifest([ModelPin(name, "test", "0" * 64, tree_sha256=tree_sha256(path))])
+
+
 def test_baked_models_are_preferred(aws: Aws, tmp_path: Path) -> None:
     baked = _model_dir(tmp_path / "image")
-    cache = _cache(aws, tmp_path / "root", search_roots=[tmp_path / "image"])
+    manifest = _tree_pinned(baked)
+    cache = _cache(aws, tmp_path / "root", search_roots=[tmp_path / "image"], manifest=manifest)
     assert cache.fetch(MODEL) == baked
+
+
+def test_a_tampered_file_in_a_baked_model_stops_it_naming_the_model(
+    aws: Aws, tmp_path: Path
+) -> None:
+    # GIVEN a model baked into the image, pinned, then one of its files changed
+    baked = _model_dir(tmp_path / "image")
+    manifest = _tree_pinned(baked)
+    (baked / "inference.pdiparams").write_bytes(b"other weights")
+    cache = _cache(aws, tmp_path / "root", search_roots=[tmp_path / "image"], manifest=manifest)
+    # WHEN it is resolved THEN it is refused, naming the model and where it was
+    with pytest.raises(ModelUnavailable, match=rf"model {MODEL}: the directory in the image"):
+        cache.fetch(MODEL)
+
+
+def test_a_baked_model_without_a_pin_of_its_files_is_refused(aws: Aws, tmp_path: Path) -> None:
+    _model_dir(tmp_path / "image")
+    manifest = ModelManifest([ModelPin(MODEL, "test", "0" * 64)])
+    cache = _cache(aws, tmp_path / "root", search_roots=[tmp_path / "image"], manifest=manifest)
+    with pytest.raises(ModelUnavailable, match=f"model {MODEL} has no pin of its files"):
+        cache.fetch(MODEL)
+
+
+def test_a_tampered_model_in_tmp_is_refused_though_its_marker_is_there(
+    aws: Aws, tmp_path: Path
+) -> None:
+    # GIVEN a model unpacked from its verified archive into /tmp, then changed in place (by a
+    # process of the same sandbox), its completion marker untouched
+    digest = _cache(aws, tmp_path).import_dir(MODEL, _model_dir(tmp_path / "src")).sha256
+    cache = _cache(aws, tmp_path / "root", pinned={MODEL: digest})
+    unpacked = cache.fetch(MODEL)
+    (unpacked / "inference.pdiparams").write_bytes(b"planted")
+    # WHEN the warm process resolves it again THEN it is refused, naming the model
+    with pytest.raises(ModelUnavailable, match=rf"model {MODEL}: the directory under"):
+        cache.fetch(MODEL)
+
+
+def test_a_model_left_in_tmp_by_an_earlier_process_is_checked_or_fetched_again(
+    aws: Aws, tmp_path: Path
+) -> None:
+    # GIVEN a model unpacked into /tmp by an earlier process, then changed
+    digests = _cache(aws, tmp_path).import_dir(MODEL, _model_dir(tmp_path / "src"))
+    _cache(aws, tmp_path / "root", pinned={MODEL: digests.sha256}).fetch(MODEL)
+    (tmp_path / "root" / MODEL / "inference.pdiparams").write_bytes(b"planted")
+    # WHEN a new process resolves it: with a pin of its files, it is refused; without one, the
+    # directory is dropped and the verified archive unpacked again
+    pinned = ModelManifest(
+        [ModelPin(MODEL, "test", digests.sha256, tree_sha256=digests.tree_sha256)]
+    )
+    with pytest.raises(ModelUnavailable, match=f"model {MODEL}"):
+        _cache(aws, tmp_path / "root", manifest=pinned).fetch(MODEL)
+    fetched = _cache(aws, tmp_path / "root", pinned={MODEL: digests.sha256}).fetch(MODEL)
+    assert (fetched / "inference.pdiparams").read_bytes() == b"weights"
 
 
 def test_tampered_archive_is_refused_whatever_it_says_of_itself(aws: Aws, tmp_path: Path) -> None:
     # GIVEN a pinned archive replaced by other bytes, with a checksum beside it that matches
     # them (whoever can replace an archive can write its metadata and a sidecar too)
-    digest = _cache(aws, tmp_path).import_dir(MODEL, _model_dir(tmp_path / "src"))
+    digest = _cache(aws, tmp_path).import_dir(MODEL, _model_dir(tmp_path / "src")).sha256
     planted = tar_gz(
         {f"{MODEL}/inference.yml": b"Global: {}", f"{MODEL}/inference.pdiparams": b"x"}
     )
@@ -214,7 +273,7 @@ def test_failed_hub_download_is_model_unavailable(aws: Aws, tmp_path: Path) -> N
 def test_sync_imports_and_pins_missing_models_and_skips_pinned_cached_ones(
     aws: Aws, tmp_path: Path
 ) -> None:
-    digest = _cache(aws, tmp_path).import_dir(MODEL, _model_dir(tmp_path / "src"))
+    digest = _cache(aws, tmp_path).import_dir(MODEL, _model_dir(tmp_path / "src")).sha256
     cache = _cache(aws, tmp_path, pinned={MODEL: digest})
     hub_calls: list[str] = []
 
@@ -313,7 +372,7 @@ def test_imported_paddle_model_carries_its_onnx_export(
     for name in ("inference.yml", "inference.json", "inference.pdiparams"):
         (source / name).write_bytes((models_dir / MODEL / name).read_bytes())
     # WHEN it is imported into the cache and fetched back
-    digest = _cache(aws, tmp_path).import_dir(MODEL, source)
+    digest = _cache(aws, tmp_path).import_dir(MODEL, source).sha256
     fetched = _cache(aws, tmp_path / "root", pinned={MODEL: digest}).fetch(MODEL)
     # THEN the archive also holds the ONNX export (kept beside the source for next time)
     assert (fetched / "inference.onnx").stat().st_size > 1_000_000
@@ -332,3 +391,6 @@ def test_manifest_pins_the_offline_weights_as_make_prepares_them(
     # local run's seeded cache verifies, and the pins are reproducible from their sources
     for name in offline:
         assert manifest.expected_sha256(name) == _pin_of(models_dir / name, tmp_path, name), name
+        # and so are its files, as an image that bakes the directory holds them
+        assert manifest.expected_tree_sha256(name) == tree_sha256(models_dir / name), name
+        assert archive_tree_sha256(tmp_path / "pin.tar.gz") == tree_sha256(models_dir / name)

@@ -236,7 +236,9 @@ def test_all_structure_sub_models_resolve_through_the_s3_model_cache(
     # (and pinned, as `idp models import-dir` pins them)
     seeding = ModelCache(s3=aws.s3, bucket=CACHE_BUCKET)
     pins = [
-        ModelPin(name, "test", seeding.import_dir(name, _fake_model_dir(tmp_path / "src", name)))
+        ModelPin(
+            name, "test", seeding.import_dir(name, _fake_model_dir(tmp_path / "src", name)).sha256
+        )
         for name in set(roles.values())
     ]
     cache = ModelCache(
