@@ -152,6 +152,9 @@ class LibreOffice:
                 sheets = self._sheets(source, work, media_type, deadline)
                 if all(_fits_one_page(sheet) for sheet in sheets):
                     pdf_filter = _SHEETS_PDF_FILTER
+                # A sheet over a page is printed across pages, none of which shows it whole, so
+                # its cells are never given as a table (and were read only up to the limit).
+                sheets = [sheet for sheet in sheets if _fits_one_page(sheet)]
             out = work / "pdf"
             self._run(source, pdf_filter, out, work, media_type, deadline)
             pdf = out / f"{source.stem}.pdf"
@@ -177,9 +180,7 @@ class LibreOffice:
             path = Path(written["path"])
             if path.parent != out or not path.is_file():
                 continue
-            with path.open(encoding="utf-8", newline="") as table:
-                rows = [list(row) for row in csv.reader(table)]
-            sheets.append(Sheet(name=written["name"], rows=_trimmed(rows)))
+            sheets.append(Sheet(name=written["name"], rows=read_sheet_csv(path)))
         if not sheets:
             raise _unreadable(media_type)
         return sheets
@@ -263,6 +264,31 @@ def _stop(process: subprocess.Popen[str]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
+
+
+def read_sheet_csv(path: Path) -> list[list[str]]:
+    """A sheet's CSV, streamed: its rows (trimmed) while it may still fit one page; once it
+    cannot (a row past SINGLE_PAGE_SHEET_ROWS with text, a cell past the columns, a field
+    beyond the csv module's limit), the rows read so far and one more, so `_fits_one_page`
+    says no and no more of the file is read."""
+    rows: list[list[str]] = []
+    with path.open(encoding="utf-8", newline="") as table:
+        try:
+            for row in csv.reader(table):
+                kept, beyond = row[:SINGLE_PAGE_SHEET_COLUMNS], row[SINGLE_PAGE_SHEET_COLUMNS:]
+                if any(cell.strip() for cell in beyond):
+                    return _oversized(rows)
+                rows.append(kept)
+                if len(rows) > SINGLE_PAGE_SHEET_ROWS and any(c.strip() for c in row):
+                    return _oversized(rows)
+        except csv.Error:  # a field over csv.field_size_limit(): no page shows such a cell
+            return _oversized(rows)
+    return _trimmed(rows)
+
+
+def _oversized(rows: list[list[str]]) -> list[list[str]]:
+    """Rows that `_fits_one_page` refuses, whatever was read."""
+    return [*rows, *([[]] * (SINGLE_PAGE_SHEET_ROWS + 1 - len(rows)))][: SINGLE_PAGE_SHEET_ROWS + 1]
 
 
 def _trimmed(rows: list[list[str]]) -> list[list[str]]:
