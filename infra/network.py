@@ -6,6 +6,14 @@ gateway endpoints (free) for S3 and DynamoDB, interface endpoints for the rest. 
 and the VL endpoint run in the isolated subnets, behind a security group that may reach only
 the endpoints (HTTPS). The hub download is impossible in this mode (there is no internet to
 download from): models come from the image or the pinned model cache.
+
+Every endpoint has a policy that admits only this account's principals acting on this
+account's resources (`aws:PrincipalAccount`, `aws:ResourceAccount`; S3 also by
+`s3:ResourceAccount`), so neither a stolen presigned URL nor a role's credentials carry data
+to another account's bucket, queue or topic; the one exception is the S3 bucket that holds
+ECR's image layers (AWS's own), for the VL image pull. DNS goes through a Route 53 Resolver
+DNS Firewall that answers only AWS service names (`*.amazonaws.com`), so DNS cannot carry data
+out either.
 """
 
 from __future__ import annotations
@@ -13,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from aws_cdk import RemovalPolicy
+from aws_cdk import Aws, RemovalPolicy
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_route53resolver as resolver
 from constructs import Construct
 
 from infra.log_groups import LogPolicy
@@ -60,6 +69,24 @@ SAGEMAKER_VPC_ACTIONS: Final = (
     "ec2:DescribeVpcs",
 )
 HTTPS: Final = ec2.Port.tcp(443)
+# The names the workloads may resolve: AWS's service endpoints (the VPC endpoints' private DNS
+# names among them); everything else is answered NODATA.
+ALLOWED_DOMAINS: Final = ("amazonaws.com.", "*.amazonaws.com.")
+DNS_FIREWALL_PRIORITY: Final = 101  # the lowest a rule group association may take
+
+
+def same_account_policy() -> iam.PolicyStatement:
+    """Any action, by this account's principals, on this account's resources (the key absent,
+    for an action on no resource such as PutMetricData, is the caller's own account)."""
+    return iam.PolicyStatement(
+        principals=[iam.AnyPrincipal()],
+        actions=["*"],
+        resources=["*"],
+        conditions={
+            "StringEquals": {"aws:PrincipalAccount": Aws.ACCOUNT_ID},
+            "StringEqualsIfExists": {"aws:ResourceAccount": Aws.ACCOUNT_ID},
+        },
+    )
 
 
 class PrivateNetwork(Construct):
@@ -84,16 +111,39 @@ class PrivateNetwork(Construct):
                     name="isolated", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED, cidr_mask=24
                 )
             ],
-            gateway_endpoints={
-                "S3": ec2.GatewayVpcEndpointOptions(service=ec2.GatewayVpcEndpointAwsService.S3),
-                "DynamoDb": ec2.GatewayVpcEndpointOptions(
-                    service=ec2.GatewayVpcEndpointAwsService.DYNAMODB
-                ),
-            },
             # Nothing uses the default group (every function and endpoint has its own), and
             # restricting it takes a custom-resource Lambda outside the VPC.
             restrict_default_security_group=False,
         )
+        s3 = self.vpc.add_gateway_endpoint("S3", service=ec2.GatewayVpcEndpointAwsService.S3)
+        s3.add_to_policy(
+            iam.PolicyStatement(
+                principals=[iam.AnyPrincipal()],
+                actions=["s3:*"],
+                resources=["*"],
+                conditions={
+                    "StringEquals": {
+                        "aws:PrincipalAccount": Aws.ACCOUNT_ID,
+                        "s3:ResourceAccount": Aws.ACCOUNT_ID,
+                    }
+                },
+            )
+        )
+        if vl_enabled:
+            # ECR keeps image layers in an S3 bucket of its own (AWS's account): pulling the
+            # VL image through the VPC reads them, and only them.
+            s3.add_to_policy(
+                iam.PolicyStatement(
+                    principals=[iam.AnyPrincipal()],
+                    actions=["s3:GetObject"],
+                    resources=[f"arn:aws:s3:::prod-{Aws.REGION}-starport-layer-bucket/*"],
+                )
+            )
+        dynamodb = self.vpc.add_gateway_endpoint(
+            "DynamoDb", service=ec2.GatewayVpcEndpointAwsService.DYNAMODB
+        )
+        dynamodb.add_to_policy(same_account_policy())
+        self.gateway_endpoints = {"S3": s3, "DynamoDb": dynamodb}
         flow_logs = log_policy.group(self, "FlowLogs", removal_policy=RemovalPolicy.DESTROY)
         self.vpc.add_flow_log(
             "FlowLog", destination=ec2.FlowLogDestination.to_cloud_watch_logs(flow_logs)
@@ -133,6 +183,43 @@ class PrivateNetwork(Construct):
             )
             for name, service in wanted.items()
         }
+        for endpoint in self.interface_endpoints.values():
+            endpoint.add_to_policy(same_account_policy())
+        self._dns_firewall()
+
+    def _dns_firewall(self) -> None:
+        """Route 53 Resolver DNS Firewall on the VPC: AWS service names resolve, nothing else
+        does (no DNS tunnel out of a VPC with no route out)."""
+        allowed = resolver.CfnFirewallDomainList(
+            self, "AwsServiceNames", domains=list(ALLOWED_DOMAINS), name=f"{Aws.STACK_NAME}-aws"
+        )
+        everything = resolver.CfnFirewallDomainList(
+            self, "AllNames", domains=["*"], name=f"{Aws.STACK_NAME}-all"
+        )
+        rules = resolver.CfnFirewallRuleGroup(
+            self,
+            "DnsFirewall",
+            name=f"{Aws.STACK_NAME}-dns",
+            firewall_rules=[
+                resolver.CfnFirewallRuleGroup.FirewallRuleProperty(
+                    action="ALLOW", priority=1, firewall_domain_list_id=allowed.attr_id
+                ),
+                resolver.CfnFirewallRuleGroup.FirewallRuleProperty(
+                    action="BLOCK",
+                    priority=2,
+                    firewall_domain_list_id=everything.attr_id,
+                    block_response="NODATA",
+                ),
+            ],
+        )
+        resolver.CfnFirewallRuleGroupAssociation(
+            self,
+            "DnsFirewallAssociation",
+            firewall_rule_group_id=rules.attr_id,
+            vpc_id=self.vpc.vpc_id,
+            priority=DNS_FIREWALL_PRIORITY,
+            name=f"{Aws.STACK_NAME}-dns",
+        )
 
     @property
     def subnet_ids(self) -> Sequence[str]:

@@ -1,7 +1,9 @@
 """Private-network mode (`-c privateNetwork=true`): nothing has a route out of the VPC, the AWS
-APIs are reached through VPC endpoints, and every function and the VL endpoint run inside it
-with nothing more than the EC2 actions that attach them. (cdk-nag, cfn-lint and the rest of
-the security gate run on this mode too: tests/infra/test_security.py; checkov: make checkov.)"""
+APIs are reached through VPC endpoints whose policies admit only this account's principals and
+resources, DNS answers only AWS service names, and every function and the VL endpoint run
+inside it with nothing more than the EC2 actions that attach them. (cdk-nag, cfn-lint and the
+rest of the security gate run on this mode too: tests/infra/test_security.py; checkov: make
+checkov.)"""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Any, Final
 import pytest
 from pydantic import ValidationError
 
-from infra.network import LAMBDA_VPC_ACTIONS, SAGEMAKER_VPC_ACTIONS
+from infra.network import ALLOWED_DOMAINS, LAMBDA_VPC_ACTIONS, SAGEMAKER_VPC_ACTIONS
 from infra.settings import Settings
 from tests.infra.grant_table import VL_ROLE, template_grants
 from tests.infra.support import Synthesized
@@ -81,6 +83,57 @@ def test_the_aws_apis_are_reached_through_endpoints(private: Synthesized) -> Non
     assert set(interfaces) == INTERFACE_ENDPOINTS
     for props in interfaces.values():
         assert props["PrivateDnsEnabled"] is True
+
+
+ACCOUNT: Final = {"Ref": "AWS::AccountId"}
+# ECR's image layers live in a bucket of AWS's own account: the one other resource reachable.
+ECR_LAYERS: Final = {
+    "Fn::Join": ["", ["arn:aws:s3:::prod-", {"Ref": "AWS::Region"}, "-starport-layer-bucket/*"]]
+}
+
+
+def _only_this_account(statement: dict[str, Any]) -> bool:
+    conditions = statement.get("Condition", {})
+    principal = conditions.get("StringEquals", {}).get("aws:PrincipalAccount")
+    resource = conditions.get("StringEquals", {}).get("s3:ResourceAccount") or conditions.get(
+        "StringEqualsIfExists", {}
+    ).get("aws:ResourceAccount")
+    return bool(principal == ACCOUNT and resource == ACCOUNT)
+
+
+def test_every_endpoint_admits_only_this_accounts_principals_and_resources(
+    private: Synthesized,
+) -> None:
+    endpoints = private.of_type("AWS::EC2::VPCEndpoint")
+    assert len(endpoints) == len(INTERFACE_ENDPOINTS) + 2
+    for logical_id, endpoint in endpoints.items():
+        statements = endpoint["Properties"]["PolicyDocument"]["Statement"]
+        assert all(statement["Effect"] == "Allow" for statement in statements), logical_id
+        others = [statement for statement in statements if not _only_this_account(statement)]
+        if _service(endpoint) == "s3":
+            # ECR's layer bucket, read only, and nothing else
+            assert [(o["Action"], o["Resource"]) for o in others] == [("s3:GetObject", ECR_LAYERS)]
+        else:
+            assert others == [], logical_id
+
+
+def test_dns_answers_only_aws_service_names(private: Synthesized) -> None:
+    lists = {
+        logical_id: resource["Properties"]["Domains"]
+        for logical_id, resource in private.of_type(
+            "AWS::Route53Resolver::FirewallDomainList"
+        ).items()
+    }
+    _, group = private.only("AWS::Route53Resolver::FirewallRuleGroup")
+    rules = sorted(group["FirewallRules"], key=lambda rule: rule["Priority"])
+    verdicts = [
+        (rule["Action"], lists[rule["FirewallDomainListId"]["Fn::GetAtt"][0]]) for rule in rules
+    ]
+    assert verdicts == [("ALLOW", list(ALLOWED_DOMAINS)), ("BLOCK", ["*"])]
+    assert rules[1]["BlockResponse"] == "NODATA"
+    _, association = private.only("AWS::Route53Resolver::FirewallRuleGroupAssociation")
+    (vpc,) = private.of_type("AWS::EC2::VPC")
+    assert association["VpcId"] == {"Ref": vpc}
 
 
 def test_cpu_only_private_mode_has_no_sagemaker_or_ecr_endpoints(
