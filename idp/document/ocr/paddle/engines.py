@@ -42,6 +42,7 @@ from idp.document.ocr.paddle.classifiers import (
 from idp.document.ocr.paddle.decoder import install_space_decoder, space_decoder_of
 from idp.document.ocr.paddle.environment import (
     match_paddlex_log_level,
+    only_local_models,
     prepare_paddle_environment,
     use_libyaml_for_model_configs,
 )
@@ -276,7 +277,7 @@ def _build_structure_engine(
     use_libyaml_for_model_configs()
     kwargs = engine_kwargs(OcrModel.PP_STRUCTUREV3, plan.model_dirs, options, settings, "paddle")
     kwargs["use_region_detection"] = plan.use_region_detection
-    with substituted_models(plan, settings):
+    with only_local_models(), substituted_models(plan, settings):
         pipeline = paddleocr.PPStructureV3(
             paddlex_config=structure_config(plan, settings, runtime), **kwargs
         )
@@ -310,9 +311,10 @@ def build_paddle_engine(
     paddleocr = importlib.import_module("paddleocr")
     match_paddlex_log_level()
     use_libyaml_for_model_configs()
-    pipeline = getattr(paddleocr, kind.library_class)(
-        **engine_kwargs(model, model_dirs, options, settings, runtime)
-    )
+    with only_local_models():
+        pipeline = getattr(paddleocr, kind.library_class)(
+            **engine_kwargs(model, model_dirs, options, settings, runtime)
+        )
     if settings.word_space_evidence is not None:
         install_space_decoder(
             pipeline,

@@ -1,13 +1,17 @@
-"""The process environment paddleocr/paddlex run in: writable caches, no hub checks, their
-log level, and a faster parser for model configs."""
+"""The process environment paddleocr/paddlex run in: writable caches, no hub checks, no model
+without its local directory, their log level, and a faster parser for model configs."""
 
 from __future__ import annotations
 
 import logging
 import os
 import warnings
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from idp.contract.errors import ModelUnavailable
 
 
 def prepare_paddle_environment(tmp_root: Path | None = None) -> None:
@@ -64,3 +68,28 @@ def use_libyaml_for_model_configs() -> None:
 
     backend.read_file = read_file
     _yaml_patched = True
+
+
+@contextmanager
+def only_local_models() -> Iterator[None]:
+    """While a pipeline is built, every model PaddleX creates must come with its `model_dir`:
+    without one PaddleX would download the official model, unpinned, from its hub. Our model
+    cache resolves (and verifies) every directory first, so such a call is refused, naming it."""
+    from paddlex.inference.pipelines.base import BasePipeline
+
+    original: Callable[..., Any] = BasePipeline.create_model
+
+    def create_model(pipeline: Any, config: Mapping[str, Any], **kwargs: Any) -> Any:
+        if not config.get("model_dir"):
+            name = config.get("model_name") or "(unnamed)"
+            raise ModelUnavailable(
+                f"model {name} has no local directory, so PaddleX would download it from its "
+                "hub unpinned; refused. Pin it with `idp models sync --model NAME`."
+            )
+        return original(pipeline, config, **kwargs)
+
+    BasePipeline.create_model = create_model
+    try:
+        yield
+    finally:
+        BasePipeline.create_model = original
