@@ -7,6 +7,7 @@ field is coerced ("false" -> False, "2" -> 2) and checked.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Final, Literal
 
@@ -14,6 +15,7 @@ from aws_cdk import aws_logs as logs
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from idp.contract import names
+from idp.contract.producers import ProducerPrefixes
 
 # CloudWatch Logs accepts only these retention periods (days).
 _RETENTION: Final[dict[int, logs.RetentionDays]] = {
@@ -69,6 +71,9 @@ class Settings(BaseModel):
     access_log_retention_days: int = Field(default=90, alias="accessLogRetentionDays", ge=1)
     # Days that inputs, results (with the result cache) and job records are kept; 0: forever.
     retention_days: int = Field(default=names.DEFAULT_RETENTION_DAYS, alias="retentionDays", ge=0)
+    # Each producer's principal id → the input key prefixes it may name (JSON object); empty:
+    # one trust domain, any sender may name any input key (docs/security.md).
+    producer_prefixes: str = Field(default="", alias="producerPrefixes")
     max_pages: int = Field(default=names.DEFAULT_MAX_PAGES, alias="maxPages", ge=1)
     max_input_bytes: int = Field(default=names.DEFAULT_MAX_INPUT_BYTES, alias="maxInputBytes", ge=1)
     # Pages per processor invocation for a long document (0: one invocation per document).
@@ -95,6 +100,14 @@ class Settings(BaseModel):
                 "fill the model cache with `idp models sync` and leave allowHubDownload off"
             )
         return self
+
+    @field_validator("producer_prefixes", mode="before")
+    @classmethod
+    def _producer_prefixes_as_json(cls, value: object) -> str:
+        """A JSON object of principal ids → key prefixes (cdk.json may hold it as an object)."""
+        text = value if isinstance(value, str) else json.dumps(value or {})
+        ProducerPrefixes.from_json(text)  # refuse a malformed mapping at synth
+        return text if text.strip() not in ("", "{}") else ""
 
     @field_validator("log_retention_days")
     @classmethod

@@ -213,6 +213,7 @@ class PaddleIdpStack(Stack):
             Env.PPOCRV6_SIZE: settings.ppocrv6_size,
             Env.DISPATCH_LEASE_SECONDS: str(DISPATCH_LEASE_SECONDS),
             Env.RETENTION_DAYS: str(settings.retention_days),
+            Env.PRODUCER_PREFIXES: settings.producer_prefixes,
             Env.STALE_PROCESSING_SECONDS: str(STALE_PROCESSING_SECONDS),
             Env.STALE_QUEUED_SECONDS: str(STALE_QUEUED_SECONDS),
             Env.CONVERSION_TIME_LIMIT: str(CONVERSION_TIME_LIMIT_SECONDS),

@@ -158,7 +158,7 @@ def status(
 
 # What `idp status` shows, in this order (`--verbose`: every field of the record).
 _STATUS_FIELDS: Final = (
-    *("status", "model", "lang", "input_key", "page_count"),
+    *("status", "model", "lang", "input_key", "page_count", "owner"),
     *("result_uri", "markdown_uri", "pdf_uri", "textract_uri"),
     *("created_at", "started_at", "finished_at", "updated_at"),
 )

@@ -123,6 +123,7 @@ class LocalResources:
             Env.POWERTOOLS_METRICS_NAMESPACE: names.METRICS_NAMESPACE,
             Env.DISPATCH_LEASE_SECONDS: str(topology.DISPATCH_LEASE_SECONDS),
             Env.RETENTION_DAYS: str(names.DEFAULT_RETENTION_DAYS),
+            Env.PRODUCER_PREFIXES: "",
             Env.STALE_PROCESSING_SECONDS: str(topology.STALE_PROCESSING_SECONDS),
             Env.STALE_QUEUED_SECONDS: str(topology.STALE_QUEUED_SECONDS),
             Env.EVENT_BUS_NAME: self.event_bus,

@@ -25,6 +25,12 @@ class InvalidMessage(JobError):
     code = "INVALID_MESSAGE"
 
 
+class KeyNotAllowed(JobError):
+    """The sender may not have this key read: it lies outside the producer's own prefixes."""
+
+    code = "KEY_NOT_ALLOWED"
+
+
 class UnsupportedModel(JobError):
     code = "UNSUPPORTED_MODEL"
 

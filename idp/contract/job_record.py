@@ -32,6 +32,7 @@ class JobRecord(TypedDict, total=False):
     object_version: str
     content_sha256: str
     origin: str  # how the job arrived: an S3 event or a submitted message
+    owner: str  # who sent it: the IAM principal id (SQS SenderId, or the S3 uploader)
     attempts: int
     created_at: str  # ISO 8601 UTC, as `idp.contract.timestamps.utc_now` writes it
     updated_at: str

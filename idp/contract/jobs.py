@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from idp.contract import names
 from idp.contract.errors import InvalidMessage, JobError, UnsupportedLanguage, UnsupportedModel
@@ -94,6 +95,9 @@ class JobRequest(BaseModel):
     options: JobOptions = Field(default_factory=JobOptions)
     object_version: str | None = None  # versionId / sequencer / ETag from the event, if any
     origin: Origin = "message"
+    # Who sent it (the message's SenderId, the uploader's principalId): never the message's say,
+    # so not in the message's schema.
+    owner: SkipJsonSchema[str | None] = None
 
     _model = field_validator("model", mode="before")(parse_model)
 
@@ -139,6 +143,7 @@ class RejectedJob:
     options: str = ""  # canonical JSON of the options as sent
     object_version: str | None = None
     origin: Origin = "message"
+    owner: str | None = None
 
     @property
     def job_id(self) -> str:

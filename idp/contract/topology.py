@@ -130,6 +130,7 @@ FUNCTIONS: Final[dict[Function, FunctionSpec]] = {
             Env.MAX_INPUT_BYTES,
             Env.DISPATCH_LEASE_SECONDS,
             Env.RETENTION_DAYS,
+            Env.PRODUCER_PREFIXES,
         ),
     ),
     Function.PROCESSOR: FunctionSpec(

@@ -22,6 +22,7 @@ from idp.aws.clients import client, dynamodb_table
 from idp.aws.endpoint import EndpointCapacity
 from idp.contract.errors import InvalidMessage
 from idp.contract.names import Service
+from idp.contract.producers import ProducerPrefixes
 from idp.flow.lambda_invoke import LambdaProcessorInvoker
 from idp.jobstore.store import JobStore
 from lambdas.invoker.dispatch import VlEndpointDispatcher
@@ -62,6 +63,7 @@ def job_router() -> JobRouter:
         vl=vl,
         max_input_bytes=config.max_input_bytes,
         dispatch_lease_seconds=config.dispatch_lease_seconds,
+        producers=ProducerPrefixes.from_json(config.producer_prefixes),
         telemetry=config.telemetry(),
         logger=logger,
     )
@@ -77,7 +79,7 @@ def process_batch(
         receive_count = record.attributes.approximate_receive_count
         with logger.append_context_keys(message_id=record.message_id, receive_count=receive_count):
             try:
-                outcomes = router.handle_message(record.body)
+                outcomes = router.handle_message(record.body, sender=record.attributes.sender_id)
             except InvalidMessage as error:
                 logger.error(
                     "message names no job; it is retried and then dead-lettered",

@@ -26,7 +26,7 @@ Outcomes, by kind of error:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +55,7 @@ from idp.contract.jobs import (
 )
 from idp.contract.languages import DEFAULT_LANGUAGE
 from idp.contract.names import Backend, Metric, OcrModel
+from idp.contract.producers import ProducerPrefixes
 from idp.flow.inbound.job_queue import read_message
 from idp.jobstore.store import DEFAULT_DISPATCH_LEASE_SECONDS, JobStore
 
@@ -103,11 +104,13 @@ class JobRouter:
     telemetry: Telemetry
     logger: Logger
     dispatch_lease_seconds: int = DEFAULT_DISPATCH_LEASE_SECONDS
+    producers: ProducerPrefixes = field(default_factory=ProducerPrefixes)  # one domain: any key
 
     # -- entry points ---------------------------------------------------------------------------
-    def handle_message(self, body: str) -> list[JobOutcome]:
-        """All jobs of one SQS message body. Raises InvalidMessage when it names no input."""
-        return [self.submit(item) for item in read_message(body)]
+    def handle_message(self, body: str, *, sender: str | None = None) -> list[JobOutcome]:
+        """All jobs of one SQS message body, sent by `sender` (its SenderId). Raises
+        InvalidMessage when it names no input."""
+        return [self.submit(item) for item in read_message(body, sender=sender)]
 
     def submit(self, item: JobItem) -> JobOutcome:
         if isinstance(item, RejectedJob):
@@ -118,6 +121,7 @@ class JobRouter:
     def _submit_request(self, request: JobRequest) -> JobOutcome:
         found: InputObject | None = None
         try:
+            self.producers.check(request.owner, request.key)
             self._check_backend(request.model)
             found = self._inspect_input(request)
             lang = validate_language(request.lang or found.lang or DEFAULT_LANGUAGE)
@@ -133,6 +137,7 @@ class JobRouter:
                     options=request.options.canonical(),
                     object_version=request.object_version or (found.version if found else None),
                     origin=request.origin,
+                    owner=request.owner,
                 )
             )
         version = request.object_version or found.version
@@ -147,7 +152,11 @@ class JobRouter:
         )
         with self.logger.append_context_keys(job_id=job_id, model=job.model.value):
             return self._record_and_dispatch(
-                job, object_version=version, origin=request.origin, size=found.size
+                job,
+                object_version=version,
+                origin=request.origin,
+                size=found.size,
+                owner=request.owner,
             )
 
     def _check_backend(self, model: OcrModel) -> None:
@@ -197,6 +206,7 @@ class JobRouter:
                 options=_options_record(rejected.options),
                 object_version=rejected.object_version,
                 origin=rejected.origin,
+                **_owned(rejected.owner),
             )
             if created:
                 self.telemetry.job_failed(error.code)
@@ -209,7 +219,13 @@ class JobRouter:
 
     # -- record, claim, dispatch ----------------------------------------------------------------
     def _record_and_dispatch(
-        self, job: DispatchedJob, *, object_version: str, origin: str, size: int
+        self,
+        job: DispatchedJob,
+        *,
+        object_version: str,
+        origin: str,
+        size: int,
+        owner: str | None,
     ) -> JobOutcome:
         created = self.store.create(
             job_id=job.job_id,
@@ -221,6 +237,7 @@ class JobRouter:
             object_version=object_version,
             origin=origin,
             input_size_bytes=size,
+            **_owned(owner),
         )
         if not created and not self._is_same_job(job):
             self.logger.warning("job id already names a different job; this message is ignored")
@@ -306,3 +323,8 @@ def _options_record(options: str) -> dict[str, Any] | None:
     except json.JSONDecodeError:
         return None
     return parsed if isinstance(parsed, dict) else None
+
+
+def _owned(owner: str | None) -> dict[str, str]:
+    """The record's `owner` field, when the sender is known."""
+    return {"owner": owner} if owner else {}

@@ -27,6 +27,8 @@ class InvokerSettings(FunctionSettings):
     retention_days: int = Field(
         default=names.DEFAULT_RETENTION_DAYS, ge=0, alias=Env.RETENTION_DAYS.value
     )
+    # JSON: each producer's principal id → the input key prefixes it may name ("": one domain).
+    producer_prefixes: str = Field(default="", alias=Env.PRODUCER_PREFIXES.value)
     service: str = Field(default=Service.INVOKER.value, alias=Env.POWERTOOLS_SERVICE_NAME.value)
 
     @model_validator(mode="after")

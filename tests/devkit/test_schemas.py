@@ -91,11 +91,12 @@ def test_the_documented_job_message_is_valid_and_shows_every_field_and_option() 
     message = json.loads(integrate_sample("json", '"options"'))
 
     # THEN the schema and the invoker take it, and it names every option at its default and
-    # every field a producer sets (object_version and origin come from S3 events)
+    # every field a producer sets (object_version and origin come from S3 events; the owner is
+    # the sender, never the message)
     assert validator("job-message").is_valid(message)
     assert _accepted_by_model(message)
     assert message["options"] == JobOptions().model_dump(mode="json")
-    producer_fields = set(JobRequest.model_fields) - {"object_version", "origin"}
+    producer_fields = set(JobRequest.model_fields) - {"object_version", "origin", "owner"}
     assert set(message) == producer_fields
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from idp.contract import names
 from idp.contract.env.functions import Env
@@ -20,9 +23,9 @@ from idp.contract.topology import (
     converter_ephemeral_storage_mib,
 )
 from infra.functions import powertools_layer_arn
-from infra.settings import POWERTOOLS_LAYER_VERSION
+from infra.settings import POWERTOOLS_LAYER_VERSION, Settings
 from tests.infra.conftest import CPU_ONLY_CONTEXT
-from tests.infra.support import Synthesized, arn_of, ref
+from tests.infra.support import Synthesized, arn_of, ref, synthesize
 
 IMAGE_FUNCTIONS = (Function.PROCESSOR, Function.CONVERTER)
 ZIP_FUNCTIONS = [f for f in Function if f not in IMAGE_FUNCTIONS]
@@ -208,6 +211,7 @@ def test_environment_names_the_stack_resources(full: Synthesized) -> None:
     assert env[Env.VL_ENDPOINT_NAME] == endpoint["EndpointName"]
     assert env[Env.VL_VARIANT_NAME] == names.VL_VARIANT_NAME
     assert env[Env.MAX_INPUT_BYTES] == str(names.DEFAULT_MAX_INPUT_BYTES)
+    assert env[Env.PRODUCER_PREFIXES] == ""  # one trust domain unless configured
     processor_env = processor["Environment"]["Variables"]
     assert processor_env[Env.MODEL_CACHE_BUCKET] == ref(full.logical_id("Storage/ModelCacheBucket"))
     assert processor_env[Env.MAX_PAGES] == str(names.DEFAULT_MAX_PAGES)
@@ -272,3 +276,14 @@ def test_async_functions_dead_letter_into_the_encrypted_failure_queue(full: Synt
         _, props = full.function_by_handler(FUNCTIONS[function].handler)
         queue_id = props["DeadLetterConfig"]["TargetArn"]["Fn::GetAtt"][0]
         assert full.props(queue_id)["KmsMasterKeyId"] == arn_of(key_id)
+
+
+def test_producer_prefixes_reach_the_invoker_and_a_malformed_mapping_stops_synth(
+    tmp_path: Path,
+) -> None:
+    mapping = {"AROAEXAMPLETEAMA": ["uploads/team-a/"]}
+    synth = synthesize(tmp_path / "producers", producerPrefixes=json.dumps(mapping))
+    _, invoker = synth.function_by_handler(FUNCTIONS[Function.INVOKER].handler)
+    assert json.loads(invoker["Environment"]["Variables"][Env.PRODUCER_PREFIXES]) == mapping
+    with pytest.raises(ValidationError, match="producerPrefixes"):
+        Settings.from_context({"producerPrefixes": '{"AROAX": []}'}.get)

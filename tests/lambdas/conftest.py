@@ -13,6 +13,7 @@ from moto import mock_aws
 from idp.aws.alarms import AlarmRearm
 from idp.aws.telemetry import Telemetry
 from idp.contract import names
+from idp.contract.producers import ProducerPrefixes
 from idp.flow.lambda_invoke import LambdaProcessorInvoker
 from lambdas.completion.recorder import CompletionRecorder
 from lambdas.invoker.dispatch import VlEndpointDispatcher
@@ -74,6 +75,7 @@ def make_router(aws: EmulatedAws, processor_runs: RecordingProcessorInvoker) -> 
         max_input_bytes: int = names.DEFAULT_MAX_INPUT_BYTES,
         dispatch_lease_seconds: int = 120,
         logger: Logger = TEST_LOGGER,
+        producers: ProducerPrefixes | None = None,
     ) -> JobRouter:
         vl = (
             VlEndpointDispatcher(capacity=aws.capacity(), scale_in_alarm=scale_in_alarm)
@@ -89,6 +91,7 @@ def make_router(aws: EmulatedAws, processor_runs: RecordingProcessorInvoker) -> 
             telemetry=Telemetry(namespace="PaddleIdpTest", service="invoker"),
             logger=logger,
             dispatch_lease_seconds=dispatch_lease_seconds,
+            producers=producers or ProducerPrefixes(),
         )
 
     return build

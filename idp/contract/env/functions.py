@@ -28,6 +28,9 @@ class Env(StrEnum):
     ALLOW_HUB_DOWNLOAD = "ALLOW_HUB_DOWNLOAD"
     PPOCRV6_SIZE = "PPOCRV6_SIZE"  # tiny, small (offline, the default) or medium
     DISPATCH_LEASE_SECONDS = "DISPATCH_LEASE_SECONDS"
+    PRODUCER_PREFIXES = (
+        "PRODUCER_PREFIXES"  # JSON: principal id → input key prefixes; "" one domain
+    )
     RETENTION_DAYS = "RETENTION_DAYS"  # a job record's lifetime (0: kept); see names
     STALE_PROCESSING_SECONDS = "STALE_PROCESSING_SECONDS"
     STALE_QUEUED_SECONDS = "STALE_QUEUED_SECONDS"

@@ -20,6 +20,7 @@ from idp.contract import names
 from idp.contract.errors import InvalidMessage, JobError, UnsupportedModel
 from idp.contract.jobs import JOB_ID_PATTERN, JobItem, JobOptions, JobRequest, RejectedJob
 from idp.contract.names import OcrModel
+from idp.contract.producers import principal_id
 
 _JOB_ID_RE: Final = re.compile(JOB_ID_PATTERN)
 
@@ -43,8 +44,9 @@ def model_from_key(key: str) -> OcrModel:
         ) from None
 
 
-def read_message(body: str) -> list[JobItem]:
-    """Turn one SQS message body into job requests and rejected jobs.
+def read_message(body: str, *, sender: str | None = None) -> list[JobItem]:
+    """Turn one SQS message body into job requests and rejected jobs, each owned by who sent it
+    (`sender`: the message's SenderId; an S3 event's uploader for its records).
 
     Returns [] for messages that carry no job (the `s3:TestEvent`, non-create S3 events).
     Raises InvalidMessage for a body that names no input at all (not JSON, no bucket or key):
@@ -60,7 +62,7 @@ def read_message(body: str) -> list[JobItem]:
         return []
     if "Records" in payload:
         return _items_from_s3_event(payload)
-    return [_item_from_direct(payload)]
+    return [_item_from_direct(payload, owner=principal_id(sender))]
 
 
 def parse_message_body(body: str) -> list[JobRequest]:
@@ -73,7 +75,7 @@ def parse_message_body(body: str) -> list[JobRequest]:
     return requests
 
 
-def _item_from_direct(payload: dict[str, Any]) -> JobItem:
+def _item_from_direct(payload: dict[str, Any], *, owner: str | None) -> JobItem:
     bucket, key = payload.get("bucket"), payload.get("key")
     if not (isinstance(bucket, str) and bucket.strip() and isinstance(key, str) and key.strip()):
         raise InvalidMessage(
@@ -81,21 +83,22 @@ def _item_from_direct(payload: dict[str, Any]) -> JobItem:
             f"(got fields: {', '.join(sorted(payload)) or 'none'})"
         )
     try:
-        return JobRequest.model_validate({**payload, "origin": "message"})
+        # The owner and origin are ours to say, whatever the message carries.
+        return JobRequest.model_validate({**payload, "origin": "message", "owner": owner})
     except JobError as error:  # raised by a field validator (unknown model)
-        return _rejected_direct(payload, bucket, key, error)
+        return _rejected_direct(payload, bucket, key, error, owner=owner)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'message'}: {err['msg']}"
             for err in exc.errors()
         )
         return _rejected_direct(
-            payload, bucket, key, InvalidMessage(f"invalid job message: {problems}")
+            payload, bucket, key, InvalidMessage(f"invalid job message: {problems}"), owner=owner
         )
 
 
 def _rejected_direct(
-    payload: dict[str, Any], bucket: str, key: str, error: JobError
+    payload: dict[str, Any], bucket: str, key: str, error: JobError, *, owner: str | None
 ) -> RejectedJob:
     job_id = payload.get("job_id")
     lang = payload.get("lang")
@@ -112,6 +115,7 @@ def _rejected_direct(
         ),
         object_version=version if isinstance(version, str) else None,
         origin="message",
+        owner=owner,
     )
 
 
@@ -126,6 +130,7 @@ def _items_from_s3_event(payload: dict[str, Any]) -> list[JobItem]:
         key = unquote_plus(obj.key)
         version = obj.version_id or obj.get("sequencer") or obj.etag or None
         bucket = record.s3.bucket.name
+        owner = principal_id(record.user_identity.principal_id)
         try:
             model = model_from_key(key)
         except JobError as error:
@@ -139,12 +144,18 @@ def _items_from_s3_event(payload: dict[str, Any]) -> list[JobItem]:
                     options=JobOptions().canonical(),
                     object_version=version,
                     origin="s3-event",
+                    owner=owner,
                 )
             )
             continue
         items.append(
             JobRequest(
-                bucket=bucket, key=key, model=model, object_version=version, origin="s3-event"
+                bucket=bucket,
+                key=key,
+                model=model,
+                object_version=version,
+                origin="s3-event",
+                owner=owner,
             )
         )
     return items
