@@ -48,6 +48,7 @@ from idp.document.ocr.steps.rows import join_amount_rows
 from idp.document.ocr.steps.stacked_lines import split_stacked_lines
 from idp.document.ocr.steps.tiles import read_in_tiles
 from idp.document.ocr.steps.upward_lines import read_upward_lines
+from idp.document.ocr.timings import step
 
 RenderAgain = Callable[..., PageImage]
 """(image, *, scale, reason) → the same page rendered again at `scale` (Document.render_again)."""
@@ -96,7 +97,8 @@ def read_pages(reader: Reader, images: Sequence[PageImage], render_again: Render
         retry_s=0.0,
     )
     for image, content in zip(images, contents, strict=True):
-        quality = assess_page(image.pixels, content, image.render, number_floor=floor)  # verdict
+        with step("verdict"):
+            quality = assess_page(image.pixels, content, image.render, number_floor=floor)
         kept = (image, content, quality)
         # Second read where doubtful (a page read from its PDF has nothing more to give).
         if image.layer is None and retry_scale(image, quality) is not None:
@@ -124,21 +126,26 @@ def read_page(reader: Reader, image: PageImage) -> PageContent:
     born-digital page of a layout job takes its text from its PDF instead (steps.born_digital):
     its layer is upright as the page is rendered."""
     if image.layer is not None and isinstance(reader.engine, LayoutEngine):
-        return read_born_digital(image, image.layer, reader.engine)
+        with step("born_digital"):
+            return read_born_digital(image, image.layer, reader.engine)
     read = partial(read_as_given, reader.engine)
     if reader.orientation is None:
         return read(image)
     lines = reader.engine if isinstance(reader.engine, LineReader) else None
-    return read_upright(image, read, reader.orientation, lines)  # orient
+    with step("orientation"):  # the reads it weighs count as their own steps
+        return read_upright(image, read, reader.orientation, lines)
 
 
 def read_as_given(engine: OcrEngine, image: PageImage) -> PageContent:
     """One read of the page as it is given, turned or not: recognition and every step after it."""
     content = recognize(engine, image)
     if isinstance(engine, LineReader):  # what PaddleOCR turned, joined or passed over, read again
-        content = read_upward_lines(content, image, engine)
-        content = split_stacked_lines(content, image, engine)
-        content = read_missed_text(content, image, engine)
+        with step("upward_lines"):
+            content = read_upward_lines(content, image, engine)
+        with step("stacked_lines"):
+            content = split_stacked_lines(content, image, engine)
+        with step("missed_text"):
+            content = read_missed_text(content, image, engine)
     return _laid_out(content, image)
 
 
@@ -146,9 +153,10 @@ def recognize(engine: OcrEngine, image: PageImage) -> PageContent:
     """What the engine recognized on the page; a tall page tile by tile where the engine's text
     detector would shrink its text (steps.tiles). A wrapper that hands pages to an engine calls
     this, so that a tall page reads the same through it."""
-    if isinstance(engine, TextDetectorEngine):
-        return read_in_tiles(image, engine.recognize, engine.detector_side)
-    return engine.recognize(image)
+    with step("engine"):  # what the engine's own steps (detection, recognition) leave
+        if isinstance(engine, TextDetectorEngine):
+            return read_in_tiles(image, engine.recognize, engine.detector_side)
+        return engine.recognize(image)
 
 
 def _laid_out(content: PageContent, image: PageImage) -> PageContent:
@@ -158,10 +166,14 @@ def _laid_out(content: PageContent, image: PageImage) -> PageContent:
     line; a layout engine's content as it is."""
     if content.blocks:
         return content
-    lines = split_at_gutters(content.lines)
-    lines = split_index_lists(lines)
-    ordered = read_in_order(lines, image.width, image.height)
-    return join_amount_rows(replace(content, lines=ordered.lines, blocks=ordered.blocks))
+    with step("gutters"):
+        lines = split_at_gutters(content.lines)
+    with step("index_lists"):
+        lines = split_index_lists(lines)
+    with step("reading_order"):
+        ordered = read_in_order(lines, image.width, image.height)
+    with step("amount_rows"):
+        return join_amount_rows(replace(content, lines=ordered.lines, blocks=ordered.blocks))
 
 
 def _read_again(
@@ -183,9 +195,13 @@ def _read_again(
         image, scale=scale, reason=f"{image.render.reason}; read again at {scale:g}x ({why})"
     )
     second = read_page(reader, again)
-    second_quality = assess_page(
-        again.pixels, second, again.render, number_floor=number_floor_for(reader.engine.info.models)
-    )
+    with step("verdict"):
+        second_quality = assess_page(
+            again.pixels,
+            second,
+            again.render,
+            number_floor=number_floor_for(reader.engine.info.models),
+        )
     if second_read_is_better(quality, second_quality):
         retried = f"read again at {scale:g}x (was {was:g}x: {why}); the second read kept"
         return again, second, second_quality.model_copy(update={"retried": retried})

@@ -19,6 +19,7 @@ from idp.contract.results import PageResult, SourceInfo
 from idp.document.decode import Document, PageImage, open_document
 from idp.document.ocr.engine import MultiPageEngine, OcrEngine
 from idp.document.ocr.page import Reader, read_pages
+from idp.document.ocr.timings import measuring
 from idp.document.text_layer.page import LayerReader, PageReader
 
 
@@ -106,9 +107,12 @@ def ocr_document(
         if on_pages_done is not None:
             on_pages_done(len(pages))
 
-    with open_document(
-        data, pdf_scale=options.pdf_scale, max_pages=max_pages, page_offset=page_offset
-    ) as document:
+    with (
+        measuring() as steps,
+        open_document(
+            data, pdf_scale=options.pdf_scale, max_pages=max_pages, page_offset=page_offset
+        ) as document,
+    ):
         open_s = time.perf_counter() - started
         stop = document.page_count if last_page is None else min(last_page, document.page_count)
         layer_reader = read_page if document.media_type is MediaType.PDF else None
@@ -141,9 +145,13 @@ def ocr_document(
         sha256=sha256,
         size_bytes=len(data),
         timings_ms={
-            stage: round(value * 1000, 1)
-            for stage, value in timings.items()
-            if value or stage != "retry"  # "retry" only where a page was read again
+            **{
+                stage: round(value * 1000, 1)
+                for stage, value in timings.items()
+                if value or stage != "retry"  # "retry" only where a page was read again
+            },
+            # Each step's own share of "ocr" and "retry" (idp.document.ocr.timings).
+            **{f"step.{name}": round(value * 1000, 1) for name, value in sorted(steps.items())},
         },
     )
 

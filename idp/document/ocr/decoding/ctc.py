@@ -15,6 +15,7 @@ from idp.document.ocr.decoding.halfwidth import HalfwidthForms
 from idp.document.ocr.decoding.lookalikes import LookalikeDigits, ThousandsCommas
 from idp.document.ocr.decoding.thresholds import SPACE_EVIDENCE, THOUSANDS_COMMA_EVIDENCE
 from idp.document.ocr.decoding.word_spaces import WordGaps
+from idp.document.ocr.timings import step
 
 
 class SpaceAwareCtcDecode:
@@ -77,6 +78,12 @@ class SpaceAwareCtcDecode:
 
     def __call__(
         self, pred: Sequence[Any], return_word_box: bool = False, **kwargs: Any
+    ) -> tuple[list[Any], list[float]]:
+        with step("decoding"):  # the CTC decode with its rules, apart from recognition
+            return self._decode(pred, return_word_box, **kwargs)
+
+    def _decode(
+        self, pred: Sequence[Any], return_word_box: bool, **kwargs: Any
     ) -> tuple[list[Any], list[float]]:
         probs = np.asarray(pred[0])
         best = probs.argmax(axis=-1)

@@ -62,6 +62,7 @@ from idp.document.ocr.steps.orientation import (
     OrientationClassifier,
     OrientationModels,
 )
+from idp.document.ocr.timings import time_calls
 
 logger = logging.getLogger(__name__)
 
@@ -282,6 +283,7 @@ def _build_structure_engine(
             paddlex_config=structure_config(plan, settings, runtime), **kwargs
         )
     share_text_reader(pipeline)
+    _time_engine_steps(pipeline)
     if settings.word_space_evidence is not None:
         install_space_decoder(
             pipeline,
@@ -293,6 +295,27 @@ def _build_structure_engine(
     logger.info("PP-StructureV3 engine ready: %s; text on %s", ", ".join(models), runtime)
     info = EngineInfo(name=f"{ENGINE_NAME}/{runtime}", version=_library_version(), models=models)
     return PPStructureV3Engine(pipeline, info=info, plan=plan)
+
+
+# The models inside a PaddleX pipeline whose batches are timed as steps of their own.
+_ENGINE_STEPS: Final = (
+    ("text_det_model", "detection"),
+    ("text_rec_model", "recognition"),
+    ("textline_orientation_model", "line_orientation"),
+    ("layout_det_model", "layout"),
+)
+
+
+def _time_engine_steps(pipeline: Any) -> None:
+    """Time the pipeline's own models (idp.document.ocr.timings): each batch PaddleX hands one
+    (`BasePredictor.process`) is a step named after it."""
+    paddlex = pipeline.paddlex_pipeline
+    for wrapped in (paddlex, getattr(paddlex, "general_ocr_pipeline", None)):
+        owner = getattr(wrapped, "_pipeline", wrapped)  # PaddleX's parallel-inference wrapper
+        for attribute, name in _ENGINE_STEPS:
+            model = getattr(owner, attribute, None) if owner is not None else None
+            if model is not None and callable(getattr(model, "process", None)):
+                time_calls(model, "process", name)
 
 
 def build_paddle_engine(
@@ -322,6 +345,7 @@ def build_paddle_engine(
             threshold=settings.word_space_evidence,
             lookalike_digits=settings.lookalike_digits,
         )
+    _time_engine_steps(pipeline)
     logger.info("%s engine ready: %s on %s", model.value, ", ".join(roles.values()), runtime)
     engine = kind.engine(pipeline, info=_engine_info(runtime, roles))
     if isinstance(engine, PaddleOcrEngine) and settings.det_limit_type == "max":
