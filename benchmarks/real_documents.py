@@ -557,6 +557,34 @@ def score_all(
     return summaries
 
 
+def step_table(rows: list[dict[str, Any]], engines: list[str]) -> tuple[str, dict[str, float]]:
+    """Where the pipeline's time goes: the median ms per page of each step of its page path
+    (timings_ms step.<name>, each step's own time) and of its whole read, beside the other
+    engines' median per page on the same pixels. Markdown, and the medians."""
+    steps: dict[str, list[float]] = {}
+    for row in rows:
+        timings = ((row.get("pipeline") or {}).get("facts") or {}).get("timings_ms") or {}
+        for name, value in timings.items():
+            if name.startswith("step."):
+                steps.setdefault(name.removeprefix("step."), []).append(float(value))
+    pages = sum(1 for row in rows if row.get("pipeline"))
+    # A step that did not run on a page cost it nothing.
+    medians = {
+        name: statistics.median(values + [0.0] * (pages - len(values)))
+        for name, values in steps.items()
+    }
+    lines = ["| step | median ms a page |", "|---|---|"]
+    lines += [
+        f"| {name} | {value:,.1f} |"
+        for name, value in sorted(medians.items(), key=lambda item: -item[1])
+    ]
+    for name in engines:
+        seconds = [row[name]["seconds"] for row in rows if row.get(name)]
+        if seconds:
+            lines.append(f"| **{name}, whole page** | {statistics.median(seconds) * 1000:,.1f} |")
+    return "\n".join(lines), {name: round(value, 1) for name, value in medians.items()}
+
+
 def split_report(rows: list[dict[str, Any]], engines: list[str]) -> str:
     """Per engine: the numbers it read with a space between two digits that the reference does
     not have (PageScore.split_numbers), page by page."""
@@ -607,13 +635,15 @@ def main() -> None:
     numbers = numeric_table(summaries, "all pages")
     per_page = pages_table(rows, [name for name in ENGINES if name in reads])
     splits = split_report(rows, [name for name in ENGINES if name in reads])
+    steps, step_medians = step_table(rows, [name for name in ENGINES if name in reads])
     orientation = orientation_counts(rows)
     wall_s = time.monotonic() - started
     with_reference = sum(p.reference is not None for p in prepared)
     print(
         f"\n{len(prepared)} real pages, {with_reference} with a reference; {wall_s / 60:.1f} min,"
         f" load average {load_start:.1f} → {os.getloadavg()[0]:.1f}\n\n{table}\n\n"
-        f"numeric tokens, all pages:\n{numbers}\n\n{per_page}\n\n{splits}\n"
+        f"numeric tokens, all pages:\n{numbers}\n\n{per_page}\n\n{splits}\n\n"
+        f"where the pipeline's time goes:\n{steps}\n"
     )
     print(
         f"upright pages turned: {orientation['upright_pages_turned']} of"
@@ -641,6 +671,8 @@ def main() -> None:
         "table_markdown": table,
         "numeric_markdown": numbers,
         "pages_markdown": per_page,
+        "steps_markdown": steps,
+        "step_median_ms": step_medians,
         "pages": rows,
     }
     write_results(report, args.output)

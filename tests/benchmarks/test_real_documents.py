@@ -15,6 +15,7 @@ import pytest
 
 from benchmarks import corpora, real_corpus, real_documents
 from benchmarks.corpora import fetch
+from benchmarks.real_documents import step_table
 from tests.archives import tar_gz
 
 LEFT = "The quick brown fox jumps over the lazy dog."
@@ -354,3 +355,28 @@ def test_a_split_number_is_a_space_inside_one_line_where_the_reference_has_one_t
     # THEN the three numbers are split; the misread symbols, which the reference also spaces,
     # and two lines read one after the other are not
     assert real_documents.split_numbers(reference, read) == ["2 14.", "1 7/03/2026", "1, 357"]
+
+
+def test_the_step_table_gives_each_steps_median_beside_the_peers_whole_page() -> None:
+    rows = [
+        {
+            "pipeline": {
+                "seconds": 1.0,
+                "facts": {"timings_ms": {"ocr": 900.0, "step.recognition": 600.0}},
+            },
+            "tesseract": {"seconds": 1.5},
+        },
+        {
+            "pipeline": {
+                "seconds": 0.6,
+                "facts": {"timings_ms": {"step.recognition": 400.0, "step.missed_text": 80.0}},
+            },
+            "tesseract": {"seconds": 2.5},
+        },
+    ]
+    table, medians = step_table(rows, ["pipeline", "tesseract"])
+    # a step that ran on one page of two has the median of its time and nothing
+    assert medians == {"recognition": 500.0, "missed_text": 40.0}
+    assert table.splitlines()[2] == "| recognition | 500.0 |"
+    assert "| **pipeline, whole page** | 800.0 |" in table
+    assert "| **tesseract, whole page** | 2,000.0 |" in table
