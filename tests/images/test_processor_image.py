@@ -11,6 +11,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -193,3 +195,42 @@ def test_image_reads_a_phone_photo_in_heic_upright(pipeline: LocalPipeline, tmp_
     result = client.result_document(record["job_id"])
     assert result["pages"][0]["rotation"] == 0
     assert character_error_rate("\n".join(lines), _page_text(result, 1)) <= 0.02
+
+
+def _check_baked_in_image(processor_image: str, models: Path) -> subprocess.CompletedProcess[str]:
+    """The image's own build-time check, run in the image on `models` as its /opt/models."""
+    return subprocess.run(
+        [
+            *("docker", "run", "--rm", "--network", "none", "--entrypoint", "python"),
+            *("-v", f"{models}:/opt/models:ro", processor_image),
+            *("-m", "idp.document.ocr.models.baked", "/opt/models"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_image_refuses_a_baked_model_whose_files_differ_from_its_pin(
+    processor_image: str, models_dir: Path, tmp_path: Path
+) -> None:
+    # GIVEN the offline detection model as an image would bake it, and a copy with one byte
+    # of its weights changed
+    name = "PP-OCRv6_small_det"
+    intact, tampered = tmp_path / "intact", tmp_path / "tampered"
+    shutil.copytree(models_dir / name, intact / name)
+    shutil.copytree(models_dir / name, tampered / name)
+    weights = tampered / name / "inference.onnx"
+    data = bytearray(weights.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    weights.write_bytes(bytes(data))
+
+    # WHEN the image checks each as its baked models THEN the intact one passes and the other
+    # stops it, naming the model
+    assert _check_baked_in_image(processor_image, intact).returncode == 0
+    refused = _check_baked_in_image(processor_image, tampered)
+    assert refused.returncode == 1
+    assert f"model {name}: the directory baked at /opt/models/{name} does not match" in (
+        refused.stderr
+    )
