@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from idp.contract import names
 from idp.contract.producers import ProducerPrefixes
+from idp.contract.topology import PROCESSOR_MEMORY_MB
 
 # CloudWatch Logs accepts only these retention periods (days).
 _RETENTION: Final[dict[int, logs.RetentionDays]] = {
@@ -71,6 +72,11 @@ class Settings(BaseModel):
     access_log_retention_days: int = Field(default=90, alias="accessLogRetentionDays", ge=1)
     # Days that inputs, results (with the result cache) and job records are kept; 0: forever.
     retention_days: int = Field(default=names.DEFAULT_RETENTION_DAYS, alias="retentionDays", ge=0)
+    # The processor's memory. A page may take what the warm engine leaves (idp.document.budgets:
+    # 3008 MB, the cap of a new account, allows pages of 35 MP; 4096 MB, 80 MP).
+    processor_memory_mb: int = Field(
+        default=PROCESSOR_MEMORY_MB, alias="processorMemoryMb", ge=3008, le=10240
+    )
     # Each producer's principal id → the input key prefixes it may name (JSON object); empty:
     # one trust domain, any sender may name any input key (docs/security.md).
     producer_prefixes: str = Field(default="", alias="producerPrefixes")

@@ -15,6 +15,7 @@ exact per role (docs/security.md lists each, a test holds the template to that l
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -224,7 +225,9 @@ class PaddleIdpStack(Stack):
         processor = OcrProcessor(
             self,
             Function.PROCESSOR.value,
-            spec=FUNCTIONS[Function.PROCESSOR],
+            spec=replace(
+                FUNCTIONS[Function.PROCESSOR], memory_mb=self.settings.processor_memory_mb
+            ),
             build=self._image_build,
             ephemeral_storage_mib=self.settings.processor_ephemeral_storage_mib,
             reserved_concurrency=self.settings.processor_reserved_concurrency or None,

@@ -287,3 +287,14 @@ def test_producer_prefixes_reach_the_invoker_and_a_malformed_mapping_stops_synth
     assert json.loads(invoker["Environment"]["Variables"][Env.PRODUCER_PREFIXES]) == mapping
     with pytest.raises(ValidationError, match="producerPrefixes"):
         Settings.from_context({"producerPrefixes": '{"AROAX": []}'}.get)
+
+
+def test_the_processors_memory_is_a_setting_that_fits_a_new_account(tmp_path: Path) -> None:
+    # GIVEN a stack for an account capped at 3,008 MB of Lambda memory
+    synth = synthesize(tmp_path / "small", processorMemoryMb="3008")
+    _, processor = synth.function_by_handler(FUNCTIONS[Function.PROCESSOR].handler)
+    # THEN the processor gets it (its image budgets read it from Lambda's environment at run
+    # time: idp.document.budgets), and less than that is refused at synth
+    assert processor["MemorySize"] == 3008
+    with pytest.raises(ValidationError, match="processorMemoryMb"):
+        Settings.from_context({"processorMemoryMb": "2048"}.get)
