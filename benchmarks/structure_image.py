@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.reporting import write_results
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "structure_image.json"
 DEFAULT_IMAGE = "paddle-idp-ocr:image-test"
@@ -209,8 +211,7 @@ def main() -> None:
         "load_average_1m": [round(load, 2), round(os.getloadavg()[0], 2)],
     }
     print(table(report))
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=1) + "\n")
+    write_results(report, args.output)
     print(f"written to {args.output}")
 
 
