@@ -270,3 +270,34 @@ def xlsx_with_external_link(target: str, cached: str) -> bytes:
         ).encode()
 
     return _repacked(out.getvalue(), edit)
+
+
+def docx_with_fields(*fields: tuple[str, str]) -> bytes:
+    """A DOCX holding each (instruction, cached result) as a field, e.g. INCLUDETEXT or
+    INCLUDEPICTURE: Word updates such a field from its target; the file stores its last result."""
+    document = docx.Document()
+    document.add_paragraph("Visible text of the document.")
+    out = io.BytesIO()
+    document.save(out)
+    runs = "".join(
+        '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText '
+        f'xml:space="preserve"> {instruction} </w:instrText></w:r><w:r><w:fldChar '
+        f'w:fldCharType="separate"/></w:r><w:r><w:t>{cached}</w:t></w:r><w:r><w:fldChar '
+        'w:fldCharType="end"/></w:r></w:p>'
+        for instruction, cached in fields
+    )
+
+    def edit(parts: dict[str, bytes]) -> None:
+        body = parts["word/document.xml"].decode()
+        parts["word/document.xml"] = body.replace("<w:sectPr", runs + "<w:sectPr", 1).encode()
+
+    return _repacked(out.getvalue(), edit)
+
+
+def rtf_with_fields(*fields: tuple[str, str]) -> bytes:
+    """An RTF holding each (instruction, cached result) as a field."""
+    body = r"{\rtf1\ansi\deff0{\fonttbl{\f0 Arial;}}\f0 Visible text of the document.\par "
+    for instruction, cached in fields:
+        escaped = instruction.replace("\\", "\\\\")
+        body += r"{\field{\*\fldinst{ " + escaped + r" }}{\fldrslt{" + cached + r"}}}\par "
+    return (body + "}").encode()

@@ -1,10 +1,11 @@
 """What a document asks LibreOffice to do beyond showing itself is not done by the converter: a
 picture linked from a server is not fetched (ODT, DOCX), a section linked to a local file is not
-read, an XLSX's external workbook link is not followed, a macro bound to the load event does not
-run. Each picture has a control: the same document, converted with LibreOffice's defaults (ODT)
-or with the one setting that stops it flipped (DOCX), is fetched. LibreOffice 7.4 headless
-followed none of the other links even with its defaults (docs/office.md), so for those the
-tests show the outcome, not a setting's effect."""
+read, a DOCX or RTF INCLUDETEXT / INCLUDEPICTURE field shows its stored result, an XLSX's
+external workbook link is not followed, a macro bound to the load event does not run. Each
+picture has a control: the same document, converted with LibreOffice's defaults (ODT) or with
+the one setting that stops it flipped (DOCX), is fetched. LibreOffice 7.4 headless followed
+none of the other links even with its defaults (docs/office.md), so for those the tests show
+the outcome, not a setting's effect."""
 
 from __future__ import annotations
 
@@ -231,3 +232,28 @@ def test_link_and_field_updates_are_off_by_the_values_libreoffices_code_reads() 
     assert _profile_value("/org.openoffice.Office.Calc/Content/Update", "Link") == "1"
     assert _profile_value("/org.openoffice.Office.Writer/Content/Update", "Field") == "false"
     assert _profile_value("/org.openoffice.Office.Writer/Content/Update", "Chart") == "false"
+
+
+@pytest.mark.parametrize("media_type", [MediaType.DOCX, MediaType.RTF])
+def test_include_fields_show_their_stored_result_and_fetch_nothing(
+    media_type: MediaType, server: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    # GIVEN a document whose fields include a file's text and a server's picture
+    url, requests = server
+    linked = tmp_path / "linked.txt"
+    linked.write_text(SECRET)
+    fields = (
+        (f'INCLUDETEXT "{linked}"', "CACHED-INCLUDED-TEXT"),
+        (f'INCLUDEPICTURE "{url}/picture.png" \\d', "CACHED-PICTURE"),
+    )
+    make = files.docx_with_fields if media_type is MediaType.DOCX else files.rtf_with_fields
+
+    converted = LibreOffice(soffice=soffice_path(), work_root=tmp_path).convert(
+        make(*fields), media_type
+    )
+
+    # THEN the stored results show, the file's text does not, and the server heard nothing
+    text = _text(converted.pdf)
+    assert "CACHED-INCLUDED-TEXT" in text
+    assert SECRET not in text
+    assert requests == []
