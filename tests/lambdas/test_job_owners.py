@@ -53,6 +53,23 @@ def test_an_s3_event_job_records_its_uploader(aws: EmulatedAws, make_router: Rou
     assert aws.job(outcome.job_id)["owner"] == f"{TEAM_B}:bob"
 
 
+def test_an_s3_event_that_names_no_uploader_still_makes_a_job_with_no_owner(
+    aws: EmulatedAws, make_router: RouterFactory
+) -> None:
+    # GIVEN an S3 event without `userIdentity`, as an emulator's notification comes
+    key = "input/PP-OCRv5/scan.pdf"
+    version = aws.put_input(key)
+    body = json.loads(s3_event_body(key, version=version))
+    body["Records"][0].pop("userIdentity", None)
+
+    # WHEN the invoker reads it
+    [outcome] = make_router().handle_message(json.dumps(body))
+
+    # THEN the job is dispatched and records no owner rather than a made-up one
+    assert outcome.disposition is Disposition.DISPATCHED
+    assert "owner" not in aws.job(outcome.job_id)
+
+
 def test_one_trust_domain_by_default_any_sender_may_name_any_key(
     aws: EmulatedAws, make_router: RouterFactory
 ) -> None:

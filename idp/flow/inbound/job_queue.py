@@ -130,7 +130,9 @@ def _items_from_s3_event(payload: dict[str, Any]) -> list[JobItem]:
         key = unquote_plus(obj.key)
         version = obj.version_id or obj.get("sequencer") or obj.etag or None
         bucket = record.s3.bucket.name
-        owner = principal_id(record.user_identity.principal_id)
+        # S3 always names the uploader; an emulator's event may not, which leaves no owner.
+        uploader: dict[str, Any] = record.get("userIdentity") or {}
+        owner = principal_id(uploader.get("principalId"))
         try:
             model = model_from_key(key)
         except JobError as error:
