@@ -23,7 +23,7 @@ from idp.contract.job_record import JobRecord
 from idp.contract.jobs import JobOptions, validate_language
 from idp.contract.languages import DEFAULT_LANGUAGE
 from idp.contract.names import JobStatus, OcrModel, Output
-from idp.contract.results import result_key
+from idp.contract.results import results_prefix
 from idp.contract.topology import scale_in_alarm_name
 from idp.flow.result_cache import ResultCache, cache_key
 from idp.jobstore.store import JobStore
@@ -281,7 +281,7 @@ class PipelineClient:
         keys = [
             item["Key"]
             for page in self._s3.get_paginator("list_objects_v2").paginate(
-                Bucket=bucket, Prefix=result_key(job_id, "")
+                Bucket=bucket, Prefix=results_prefix(job_id, owner=record.get("owner"))
             )
             for item in page.get("Contents", [])
         ]

@@ -123,6 +123,7 @@ def fan_out(
         chunks=planned,
         split_ms=ms(time.perf_counter() - started),
         textract=job.options.textract_json,
+        owner=job.owner,
     )
     s3.put_object(
         Bucket=settings.results_bucket,
@@ -213,7 +214,7 @@ def merge(
             bucket,
             job_id=job.job_id,
             chunk_count=int(record.get("chunks_total", 0)),
-            key=result_key(job.job_id, names.RESULT_PDF),
+            key=result_key(job.job_id, names.RESULT_PDF, owner=job.owner),
         )
         if pdf_uri is not None:
             fields["pdf_uri"] = pdf_uri

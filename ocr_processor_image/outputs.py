@@ -159,13 +159,15 @@ def finish_job(
     """
     bucket = warm.settings.results_bucket
     tick = time.perf_counter()
-    written = ResultFiles(warm.s3, bucket).write(result, textract=job.options.textract_json)
+    written = ResultFiles(warm.s3, bucket).write(
+        result, owner=job.owner, textract=job.options.textract_json
+    )
     if cache_key is not None:
         ResultCache(warm.s3, bucket).put(cache_key, result)
     timings["write_result"] = ms(time.perf_counter() - tick)
     if job.options.searchable_pdf:
         tick = time.perf_counter()
-        pdf_uri = write_result_pdf(warm, job.job_id, data=data, pages=result.pages)
+        pdf_uri = write_result_pdf(warm, job, data=data, pages=result.pages)
         timings["searchable_pdf"] = ms(time.perf_counter() - tick)
         if pdf_uri is not None:
             fields["pdf_uri"] = pdf_uri
@@ -192,12 +194,16 @@ def finish_job(
 
 
 def write_result_pdf(
-    warm: WarmState, job_id: str, *, data: bytes, pages: list[PageResult]
+    warm: WarmState, job: DispatchedJob, *, data: bytes, pages: list[PageResult]
 ) -> str | None:
     """result.pdf: the input's pages with their recognized text as an invisible layer."""
     bucket = warm.settings.results_bucket
     return upload_searchable_pdf(
-        warm.s3, bucket, result_key(job_id, names.RESULT_PDF), data=data, pages=pages
+        warm.s3,
+        bucket,
+        result_key(job.job_id, names.RESULT_PDF, owner=job.owner),
+        data=data,
+        pages=pages,
     )
 
 

@@ -45,6 +45,7 @@ RESULTS_BUCKET = "idp-test-results"
 CACHE_BUCKET = "idp-test-model-cache"
 JOBS_TABLE = "idp-test-jobs"
 VL_ENDPOINT = "idp-test-vl"
+PRODUCER = "AROAPRODUCEREXAMPLE:tests"  # the sender the invoker would have recorded
 
 
 def create_jobs_table() -> Table:
@@ -104,8 +105,10 @@ class Aws:
         model: OcrModel = OcrModel.PP_OCRV5,
         lang: str = "en",
         options: JobOptions | None = None,
+        owner: str | None = PRODUCER,
     ) -> DispatchedJob:
-        """Upload (unless data is None) and record a QUEUED job, as the invoker does."""
+        """Upload (unless data is None) and record a QUEUED job sent by `owner`, as the
+        invoker does."""
         if data is not None:
             self.put_input(key, data)
         options = options or JobOptions()
@@ -117,9 +120,16 @@ class Aws:
             input_bucket=INPUT_BUCKET,
             input_key=key,
             options=options.model_dump(),
+            **({"owner": owner} if owner else {}),
         )
         return DispatchedJob(
-            job_id=job_id, bucket=INPUT_BUCKET, key=key, model=model, lang=lang, options=options
+            job_id=job_id,
+            bucket=INPUT_BUCKET,
+            key=key,
+            model=model,
+            lang=lang,
+            options=options,
+            owner=owner,
         )
 
     def record(self, job_id: str) -> JobRecord:

@@ -124,9 +124,7 @@ def test_the_aws_cli_samples_submit_fetch_inspect_and_redrive(
         ids = [record["job_id"] for record in client.jobs()]
         records = client.wait(ids, timeout_s=JOB_TIMEOUT_S)
         # ... the result block fetches the message's job
-        fetched = _run_bash(
-            integrate_sample("bash", 'aws s3 cp "s3://$RESULTS_BUCKET'), pipeline, tmp_path
-        )
+        fetched = _run_bash(integrate_sample("bash", "Item.result_uri.S"), pipeline, tmp_path)
 
         # ... and a message that names nothing dead-letters, is listed, and is redriven
         sqs.send_message(QueueUrl=resources.queue_url, MessageBody="not a job")

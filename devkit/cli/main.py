@@ -24,6 +24,7 @@ from devkit.cli.common import (
     err,
     jobs_table,
     out,
+    pipeline_names,
     review_cell,
     wait_with_progress,
     with_stack_target,
@@ -36,6 +37,7 @@ from devkit.cli.models import models_app
 from devkit.cli.smoke import smoke
 from devkit.cli.views import RESULT_HTML, open_viewer, write_views
 from devkit.client import JobProgress, PipelineClient
+from devkit.grants import producer_policy
 from idp.contract.job_record import JobRecord
 from idp.contract.jobs import JobOptions
 from idp.contract.languages import DEFAULT_LANGUAGE
@@ -245,6 +247,41 @@ def result(
         print(json.dumps(document))
     else:
         out.print(document.get("markdown") or document.get("text", ""), markup=False)
+
+
+@app.command()
+@with_stack_target
+def grant(
+    principal_id: Annotated[
+        str,
+        typer.Argument(
+            help="the producer's principal id: a role's AROA… (all its sessions), "
+            "AROA…:session, or a user's AIDA…",
+        ),
+    ],
+    input_prefix: Annotated[
+        list[str] | None,
+        typer.Option("--input-prefix", help="an input-bucket prefix it may upload under"),
+    ] = None,
+    *,
+    stack: StackTarget,
+) -> None:
+    """Print the IAM policy that gives one producer its own slice: send jobs, upload under its
+    prefixes, read its own results and no one else's."""
+    endpoint = stack.endpoint
+    pipeline = pipeline_names(endpoint, stack.stack_name)
+    try:
+        policy = producer_policy(
+            principal_id,
+            queue_url=pipeline.queue_url,
+            input_bucket=pipeline.input_bucket,
+            results_bucket=pipeline.results_bucket,
+            region=endpoint.region,
+            input_prefixes=input_prefix or (),
+        )
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="PRINCIPAL_ID") from None
+    print(json.dumps(policy, indent=2))
 
 
 @app.command()

@@ -267,6 +267,7 @@ class DispatchedJob(BaseModel):
     model: OcrModel
     lang: str
     options: JobOptions = Field(default_factory=JobOptions)
+    owner: str | None = None  # who sent it; its results go under results/<owner>/
     # One page range of a large document (the processor's fan-out); None: the whole document.
     chunk: ChunkSpec | None = None
     task: ProcessorTask = ProcessorTask.OCR

@@ -161,9 +161,9 @@ NOTIFICATION_SUFFIXES: Final = tuple(
 
 # S3 key layout.
 INPUT_PREFIX: Final = "input/"  # input/<model>/<path>
-RESULTS_PREFIX: Final = "results/"  # results/<job_id>/result.json (+ result.md, result.pdf)
-# Finished results by content (sha256 of the bytes + model + language + options). A job id can
-# hold no ".", so this never meets a job's own prefix.
+RESULTS_PREFIX: Final = "results/"  # results/<owner>/<job_id>/result.json (+ .md, .pdf, …)
+# Finished results by content (sha256 of the bytes + model + language + options). An owner's
+# slice never starts with ".", so this never meets a job's own prefix.
 RESULT_CACHE_PREFIX: Final = "results/.cache/"
 VL_MANIFEST_PREFIX: Final = "sagemaker/manifests/"
 VL_OUTPUT_PREFIX: Final = "sagemaker/output/"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Final, Literal
 
@@ -22,9 +23,25 @@ Rotation = Literal[0, 90, 180, 270]
 TextSource = Literal["text_layer", "ocr", "mixed"]
 
 
-def result_key(job_id: str, name: str = names.RESULT_JSON) -> str:
-    """results/<job_id>/<name>: where a job's result files live in the results bucket."""
-    return f"{names.RESULTS_PREFIX}{job_id}/{name}"
+# The slice of a job no sender was named for (an emulator's S3 event carries no uploader).
+UNOWNED: Final = "unowned"
+# An IAM principal id as SQS and S3 give it (`AROA…:session`, `AIDA…`, an account id): no "/",
+# and no leading "." (so never the result cache's `.cache`).
+_OWNER_SLICE: Final = re.compile(r"[A-Za-z0-9+=,@_:-][A-Za-z0-9+=,.@_:-]{0,199}")
+
+
+def results_prefix(job_id: str, *, owner: str | None) -> str:
+    """results/<owner>/<job_id>/: a job's result files sit under its owner's slice, so one grant
+    on results/<principal id>* gives a producer its results and no one else's."""
+    slice_ = owner or UNOWNED
+    if not _OWNER_SLICE.fullmatch(slice_):
+        raise ValueError(f"{slice_!r} is not an IAM principal id")
+    return f"{names.RESULTS_PREFIX}{slice_}/{job_id}/"
+
+
+def result_key(job_id: str, name: str = names.RESULT_JSON, *, owner: str | None) -> str:
+    """results/<owner>/<job_id>/<name>: where a job's result files live in the results bucket."""
+    return results_prefix(job_id, owner=owner) + name
 
 
 class Word(BaseModel):

@@ -1,4 +1,4 @@
-"""results/<job_id>/result.json, result.md and result.textract.json: the one writer of a
+"""results/<owner>/<job_id>/result.json, result.md and result.textract.json: the one writer of a
 job's result files.
 
 Every path to a finished job comes here: a document read in one invocation (its whole
@@ -46,10 +46,12 @@ class ResultFiles:
         self.s3 = s3
         self.bucket = bucket
 
-    def write(self, result: OcrResult, *, textract: bool = True) -> WrittenResult:
+    def write(
+        self, result: OcrResult, *, owner: str | None, textract: bool = True
+    ) -> WrittenResult:
         """result.json, result.md when the model yields Markdown, and result.textract.json
-        when `textract`."""
-        json_key = result_key(result.job_id)
+        when `textract`, under the slice of the job's `owner`."""
+        json_key = result_key(result.job_id, owner=owner)
         self.s3.put_object(
             Bucket=self.bucket,
             Key=json_key,
@@ -58,7 +60,7 @@ class ResultFiles:
         )
         markdown_uri = None
         if result.markdown is not None:
-            markdown_key = result_key(result.job_id, names.RESULT_MD)
+            markdown_key = result_key(result.job_id, names.RESULT_MD, owner=owner)
             self.s3.put_object(
                 Bucket=self.bucket,
                 Key=markdown_key,
@@ -73,7 +75,9 @@ class ResultFiles:
                 for page in result.pages:
                     writer.add(page)
                 writer.close(model_version=result.model)
-                textract_uri = self._upload_result(textract_file, result.job_id)
+                textract_uri = self._upload_result(
+                    textract_file, result_key(result.job_id, names.RESULT_TEXTRACT, owner=owner)
+                )
         return WrittenResult(s3_uri(self.bucket, json_key), markdown_uri, textract_uri)
 
     def write_merged(
@@ -101,22 +105,23 @@ class ResultFiles:
                 markdown_out=markdown_file,
                 on_page=writer.add if writer is not None else None,
             )
-            json_key = result_key(job_id)
+            json_key = result_key(job_id, owner=plan.owner)
             self._upload(result_file, json_key, JSON_CONTENT_TYPE)
             markdown_uri = None
             if merged.has_markdown:
-                markdown_key = result_key(job_id, names.RESULT_MD)
+                markdown_key = result_key(job_id, names.RESULT_MD, owner=plan.owner)
                 self._upload(markdown_file, markdown_key, MARKDOWN_CONTENT_TYPE)
                 markdown_uri = s3_uri(self.bucket, markdown_key)
             textract_uri = None
             if writer is not None:
                 writer.close(model_version=plan.model)
-                textract_uri = self._upload_result(textract_file, job_id)
+                textract_uri = self._upload_result(
+                    textract_file, result_key(job_id, names.RESULT_TEXTRACT, owner=plan.owner)
+                )
         written = WrittenResult(s3_uri(self.bucket, json_key), markdown_uri, textract_uri)
         return written, merged
 
-    def _upload_result(self, file: IO[bytes], job_id: str) -> str:
-        key = result_key(job_id, names.RESULT_TEXTRACT)
+    def _upload_result(self, file: IO[bytes], key: str) -> str:
         self._upload(file, key, JSON_CONTENT_TYPE)
         return s3_uri(self.bucket, key)
 

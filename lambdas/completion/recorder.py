@@ -135,6 +135,7 @@ class CompletionRecorder:
                 model=parse_model(job["model"]),
                 lang=str(job["lang"]),
                 options=JobOptions.model_validate(job.get("options") or {}),
+                owner=job.get("owner"),
                 chunk=chunk,
                 task=ProcessorTask.ENDPOINT_RESULT,
                 endpoint_result=notification.result(),

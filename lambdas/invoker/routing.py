@@ -149,6 +149,7 @@ class JobRouter:
             model=request.model,
             lang=lang,
             options=request.options,
+            owner=request.owner,
         )
         with self.logger.append_context_keys(job_id=job_id, model=job.model.value):
             return self._record_and_dispatch(

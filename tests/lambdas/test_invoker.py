@@ -72,6 +72,7 @@ def test_s3_event_for_pp_ocrv5_queues_the_job_and_starts_the_processor(
 
     # THEN the job is QUEUED for PP-OCRv5 on the decoded key and the processor got one event
     job = aws.job(outcome.job_id)
+    assert job["owner"]
     assert outcome.disposition is Disposition.DISPATCHED
     assert job["status"] == JobStatus.QUEUED
     assert (job["model"], job["lang"], job["backend"]) == ("PP-OCRv5", "en", "lambda")
@@ -84,6 +85,7 @@ def test_s3_event_for_pp_ocrv5_queues_the_job_and_starts_the_processor(
             key=key,
             model=names.OcrModel.PP_OCRV5,
             lang="en",
+            owner=job["owner"],  # the uploader the event names, so its results go under it
         )
     ]
 

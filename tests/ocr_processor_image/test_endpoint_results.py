@@ -131,10 +131,12 @@ def test_a_whole_documents_output_becomes_its_result_files_and_completes_the_job
     assert response["status"] == "COMPLETED"
     record = aws.record(job.job_id)
     assert record["status"] == JobStatus.COMPLETED
-    assert record["result_uri"] == f"s3://{RESULTS_BUCKET}/{result_key(job.job_id)}"
+    assert (
+        record["result_uri"] == f"s3://{RESULTS_BUCKET}/{result_key(job.job_id, owner=job.owner)}"
+    )
     assert (record["page_count"], record["engine"]["name"]) == (1, "paddleocr-vl")
     assert record["inference_output"] == event.endpoint_result.output_location  # type: ignore[union-attr]
-    body = aws.object_bytes(RESULTS_BUCKET, result_key(job.job_id))
+    body = aws.object_bytes(RESULTS_BUCKET, result_key(job.job_id, owner=job.owner))
     result = OcrResult.model_validate_json(body)
     assert (result.job_id, result.model, result.text) == (
         job.job_id,
@@ -143,11 +145,15 @@ def test_a_whole_documents_output_becomes_its_result_files_and_completes_the_job
     )
     assert (result.source.bucket, result.source.key) == (INPUT_BUCKET, job.key)
     assert body == result.model_dump_json().encode()  # the one writer's bytes
-    markdown = aws.object_bytes(RESULTS_BUCKET, result_key(job.job_id, names.RESULT_MD))
+    markdown = aws.object_bytes(
+        RESULTS_BUCKET, result_key(job.job_id, names.RESULT_MD, owner=job.owner)
+    )
     assert markdown.decode() == "# Page 1 report"
     assert record["markdown_uri"].endswith(names.RESULT_MD)
     pdf = tmp_path / names.RESULT_PDF
-    pdf.write_bytes(aws.object_bytes(RESULTS_BUCKET, result_key(job.job_id, names.RESULT_PDF)))
+    pdf.write_bytes(
+        aws.object_bytes(RESULTS_BUCKET, result_key(job.job_id, names.RESULT_PDF, owner=job.owner))
+    )
     assert pdf_text(pdf).split() == ["Page", "1", "report"]
     timings = record["timings_ms"]
     assert timings["inference"] == 5300.0
@@ -277,7 +283,7 @@ def test_chunk_results_count_once_and_the_last_one_merges_them_in_page_order(
     assert last["status"] == "COMPLETED"
     record = aws.record(job.job_id)
     assert (record["status"], record["page_count"]) == (JobStatus.COMPLETED, 4)
-    body = aws.object_bytes(RESULTS_BUCKET, result_key(job.job_id))
+    body = aws.object_bytes(RESULTS_BUCKET, result_key(job.job_id, owner=job.owner))
     result = OcrResult.model_validate_json(body)
     assert body == result.model_dump_json().encode()  # the one writer's bytes
     assert [page.page for page in result.pages] == [1, 2, 3, 4]
@@ -285,7 +291,9 @@ def test_chunk_results_count_once_and_the_last_one_merges_them_in_page_order(
     assert result.engine.name == "paddleocr-vl"
     # AND result.pdf joins the chunks' pages, each with its text, in order
     pdf = tmp_path / names.RESULT_PDF
-    pdf.write_bytes(aws.object_bytes(RESULTS_BUCKET, result_key(job.job_id, names.RESULT_PDF)))
+    pdf.write_bytes(
+        aws.object_bytes(RESULTS_BUCKET, result_key(job.job_id, names.RESULT_PDF, owner=job.owner))
+    )
     assert [pdf_text(pdf, n).split() for n in (1, 4)] == [
         ["Page", "1", "report"],
         ["Page", "4", "report"],

@@ -10,7 +10,7 @@ from PIL import Image
 
 from devkit import synthetic
 from devkit.textmetrics import character_error_rate
-from idp.contract import names
+from idp.contract import names, results
 from idp.contract.names import JobStatus
 from idp.contract.results import OcrResult
 from idp.document.ocr.models.catalogue import TEXTLINE_ORIENTATION_MODEL
@@ -69,8 +69,9 @@ def test_document_is_recognized_and_job_completes(kind: str, aws: Aws, invoke_wa
         TEXTLINE_ORIENTATION_MODEL,  # and the line model that checks its proposal
     ]
     assert record["engine"]["name"] == "paddleocr/onnxruntime"
-    result_key = f"{names.RESULTS_PREFIX}{job.job_id}/{names.RESULT_JSON}"
+    result_key = results.result_key(job.job_id, owner=job.owner)
     assert record["result_uri"] == f"s3://{RESULTS_BUCKET}/{result_key}"
+    assert result_key.startswith(f"{names.RESULTS_PREFIX}{job.owner}/{job.job_id}/")  # its sender's
 
     # AND result.json holds every page, in order, with the known text and boxes on the page
     result = OcrResult.model_validate_json(aws.object_bytes(RESULTS_BUCKET, result_key))
@@ -90,8 +91,8 @@ def test_document_is_recognized_and_job_completes(kind: str, aws: Aws, invoke_wa
     # PP-OCRv5 yields no Markdown, so no result.md, but a searchable result.pdf and the
     # Textract-shaped blocks; the result is also kept by content
     keys = aws.keys(RESULTS_BUCKET)
-    pdf_key = f"{names.RESULTS_PREFIX}{job.job_id}/{names.RESULT_PDF}"
-    textract_key = f"{names.RESULTS_PREFIX}{job.job_id}/{names.RESULT_TEXTRACT}"
+    pdf_key = results.result_key(job.job_id, names.RESULT_PDF, owner=job.owner)
+    textract_key = results.result_key(job.job_id, names.RESULT_TEXTRACT, owner=job.owner)
     assert [k for k in keys if not k.startswith(names.RESULT_CACHE_PREFIX)] == sorted(
         [result_key, pdf_key, textract_key]
     )

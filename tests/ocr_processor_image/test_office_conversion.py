@@ -7,6 +7,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 from devkit.office_samples import sample_bytes
+from idp.contract import names
 from idp.contract.conversion import (
     CONVERTED_PDF,
     CONVERTED_SHEETS,
@@ -17,11 +18,12 @@ from idp.contract.conversion import (
 )
 from idp.contract.jobs import DispatchedJob
 from idp.contract.names import JobStatus
+from idp.contract.results import result_key, results_prefix
 from idp.flow.office_conversion import URL_LIFETIME_SECONDS
 from ocr_processor_image.job import process_job
 from ocr_processor_image.outcome import InvocationOutcome
 from ocr_processor_image.warm_state import WarmState
-from tests.processor_account import RESULTS_BUCKET, Aws, WarmEngines
+from tests.processor_account import PRODUCER, RESULTS_BUCKET, Aws, WarmEngines
 
 
 class SubvertedConverter:
@@ -61,7 +63,11 @@ def test_the_processor_reads_only_its_own_jobs_conversion(
 ) -> None:
     # GIVEN another job's result in the results bucket, and a DOCX job whose converter answers
     # a conversion it never wrote; WHEN the processor runs the job
-    aws.s3.put_object(Bucket=RESULTS_BUCKET, Key="results/another-job/result.pdf", Body=b"%PDF-")
+    aws.s3.put_object(
+        Bucket=RESULTS_BUCKET,
+        Key=result_key("another-job", names.RESULT_PDF, owner=PRODUCER),
+        Body=b"%PDF-",
+    )
     job, converter, outcome = _run_docx_job(aws, warm_engines)
 
     # THEN the job ends CONVERSION_FAILED and no result was written from the other job's file
@@ -71,7 +77,7 @@ def test_the_processor_reads_only_its_own_jobs_conversion(
     record = aws.record(job.job_id)
     assert record["status"] == JobStatus.FAILED
     assert record["error"]["code"] == "CONVERSION_FAILED"
-    assert aws.keys(RESULTS_BUCKET, f"results/{job.job_id}/") == []
+    assert aws.keys(RESULTS_BUCKET, results_prefix(job.job_id, owner=job.owner)) == []
 
 
 def _signed(url: str) -> tuple[str, dict[str, list[str]]]:

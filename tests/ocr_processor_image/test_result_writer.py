@@ -177,6 +177,8 @@ def test_every_path_to_a_result_writes_it_through_the_one_writer(
     assert aws.record(job_id)["status"] == JobStatus.COMPLETED
     assert writes.writers, "no result file was written"
     assert {module for _, module in writes.writers} == {result_files.__name__}
-    body = aws.object_bytes(RESULTS_BUCKET, result_key(job_id))
+    body = aws.object_bytes(
+        RESULTS_BUCKET, result_key(job_id, owner=aws.record(job_id).get("owner"))
+    )
     assert body == OcrResult.model_validate_json(body).model_dump_json().encode()
     assert json.loads(body)["job_id"] == job_id

@@ -13,7 +13,7 @@ from devkit.textmetrics import character_error_rate
 from idp.contract import names
 from idp.contract.jobs import DispatchedJob, JobOptions
 from idp.contract.names import JobStatus
-from idp.contract.results import Line, OcrResult, PageResult
+from idp.contract.results import Line, OcrResult, PageResult, results_prefix
 from idp.flow.chunks.plan import searchable_part_key
 from ocr_processor_image.result_pdf import merge_searchable_parts, upload_searchable_pdf
 from tests.pdftext import assert_words_in_boxes, pdf_text, read_pages
@@ -62,7 +62,7 @@ def test_a_completed_job_has_a_searchable_pdf_of_its_pages(
     _complete(aws, job, invoke_warm)
 
     # THEN result.pdf has the input's pages at the input's size
-    prefix = f"{names.RESULTS_PREFIX}{job.job_id}/"
+    prefix = results_prefix(job.job_id, owner=job.owner)
     result = OcrResult.model_validate_json(aws.object_bytes(RESULTS_BUCKET, prefix + "result.json"))
     pdf = tmp_path / names.RESULT_PDF
     pdf.write_bytes(aws.object_bytes(RESULTS_BUCKET, prefix + names.RESULT_PDF))
@@ -93,7 +93,7 @@ def test_a_page_scanned_sideways_reads_back_in_order_and_is_shown_upright(
     _complete(aws, job, invoke_warm)
 
     # THEN the page was read turned, and result.pdf shows it upright (/Rotate 90)
-    prefix = f"{names.RESULTS_PREFIX}{job.job_id}/"
+    prefix = results_prefix(job.job_id, owner=job.owner)
     result = OcrResult.model_validate_json(aws.object_bytes(RESULTS_BUCKET, prefix + "result.json"))
     assert result.pages[0].rotation == 270
     pdf = tmp_path / names.RESULT_PDF
@@ -115,8 +115,8 @@ def test_the_searchable_pdf_and_textract_json_can_be_turned_off(
     _complete(aws, job, invoke_warm)
 
     # THEN its result has result.json only
-    assert aws.keys(RESULTS_BUCKET, f"{names.RESULTS_PREFIX}{job.job_id}/") == [
-        f"{names.RESULTS_PREFIX}{job.job_id}/{names.RESULT_JSON}"
+    assert aws.keys(RESULTS_BUCKET, results_prefix(job.job_id, owner=job.owner)) == [
+        results_prefix(job.job_id, owner=job.owner) + names.RESULT_JSON
     ]
 
 

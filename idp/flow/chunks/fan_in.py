@@ -120,7 +120,7 @@ class FanIn:
         )
         if plan.cache_key is not None:
             ResultCache(self.s3, self.bucket).put_copy(
-                plan.cache_key, source_key=result_key(job_id)
+                plan.cache_key, source_key=result_key(job_id, owner=plan.owner)
             )
         logger.info(
             "job %s merged: %d pages from %d chunks in %.0f ms",

@@ -65,6 +65,7 @@ class ChunkPlan(BaseModel):
     split_ms: float = 0.0  # opening, splitting and uploading the chunk inputs
     dispatch_ms: float = 0.0  # invoking the chunks (recorded after the fact, may stay 0)
     textract: bool = True  # write result.textract.json (the job's textract_json option)
+    owner: str | None = None  # the job's sender: its results go under results/<owner>/
 
 
 class PartialResult(BaseModel):

@@ -13,6 +13,7 @@ from devkit.cli.errors import ExitCode
 from devkit.cli.main import app
 from devkit.synthetic_pdf import born_digital_pdf, mixed_pages
 from idp.contract import names
+from idp.contract.results import results_prefix
 from tests.devkit.cli.conftest import LocalUp
 
 pytestmark = pytest.mark.ocr
@@ -33,7 +34,8 @@ def test_deleting_a_job_deletes_its_results_cache_entry_and_record(
     assert submitted.exit_code == 0, submitted.output
     job = json.loads(submitted.stdout)
     results = local_up.names["results_bucket"]
-    assert _keys(local_up, results, f"{names.RESULTS_PREFIX}{job['job_id']}/")
+    record = local_up.jobs_table().get_item(Key={"job_id": job["job_id"]})["Item"]
+    assert _keys(local_up, results, results_prefix(job["job_id"], owner=record.get("owner")))
 
     # WHEN the job is deleted by a prefix of its id
     deleted = CliRunner().invoke(app, ["delete", job["job_id"][:12], "--json", *url])
