@@ -47,7 +47,7 @@ from benchmarks.real_documents import (
     split_report,
     tesseract_version,
 )
-from benchmarks.reporting import provenance, write_results
+from benchmarks.reporting import RunClock, provenance, write_results
 from benchmarks.structure_corpus import prepare
 
 RESULTS: Final = REPO_ROOT / "benchmarks" / "results" / "held_out_numbers.json"
@@ -96,7 +96,7 @@ class TextLineEngine:
 
         prepare_paddle_environment()
         models = Path(os.environ.get("IDP_MODELS_DIR", REPO_ROOT / ".models"))
-        cache = ModelCache(s3=None, bucket=None, search_roots=[models])
+        cache = ModelCache(search_roots=[models])
         settings = EngineSettings(lookalike_digits=lookalike_digits)
         if detector_side is not None:
             settings = replace(settings, det_limit_side_len=detector_side)
@@ -229,7 +229,7 @@ def _arguments() -> argparse.Namespace:
 
 def main() -> None:
     args = _arguments()
-    started, load_start = time.monotonic(), os.getloadavg()[0]
+    clock = RunClock()
     engines = [name for name in args.engines.split(",") if name]
     fresh = [page for chosen in fresh_sets() for page in chosen.pages]
     pages = [
@@ -283,18 +283,9 @@ def main() -> None:
     table = markdown_table(summary)
     doubts = verdicts(rows, [name for name in engines if name in MODELS])
     splits = split_report(rows, engines)
-    wall_s = time.monotonic() - started
-    print(
-        f"\n{len(prepared)} pages; {wall_s / 60:.1f} min, load average {load_start:.1f} →"
-        f" {os.getloadavg()[0]:.1f}\n\n{table}\n\n{doubts}\n\n{splits}"
-    )
+    print(f"\n{len(prepared)} pages; {clock.summary()}\n\n{table}\n\n{doubts}\n\n{splits}")
     report = {
-        "run": {
-            "wall_minutes": round(wall_s / 60, 1),
-            "load_average_1m": [round(load_start, 2), round(os.getloadavg()[0], 2)],
-            "lookalike_digits": not args.no_lookalike_digits,
-            "python": sys.version.split()[0],
-        },
+        "run": clock.run_info(lookalike_digits=not args.no_lookalike_digits),
         "versions": versions,
         "sets": [
             {"name": s.name, "date": str(s.date), "looked_at": s.looked_at, "pages": len(s.pages)}

@@ -84,7 +84,7 @@ def child(args: argparse.Namespace) -> None:
     from idp.document.ocr.settings import EngineSettings
 
     prepare_paddle_environment()
-    cache = ModelCache(s3=None, bucket=None, search_roots=[Path(args.models_dir)])
+    cache = ModelCache(search_roots=[Path(args.models_dir)])
     model_name, ppocrv6_size = MEASURED[args.model]
     settings = EngineSettings(
         ppocrv6_size=ppocrv6_size,
@@ -164,7 +164,7 @@ def compare(args: argparse.Namespace) -> dict[str, Any]:
     from idp.document.ocr.settings import EngineSettings
 
     prepare_paddle_environment()
-    cache = ModelCache(s3=None, bucket=None, search_roots=[Path(args.models_dir)])
+    cache = ModelCache(search_roots=[Path(args.models_dir)])
     engines = {
         name: EngineRegistry(resolve=cache.fetch, settings=EngineSettings(**overrides)).get(
             OcrModel.PP_OCRV5, "en"

@@ -49,7 +49,7 @@ from typing import Any
 from benchmarks.corpora import real_pages
 from benchmarks.corpora.fetch import REPO_ROOT, licence_of, sha256_of
 from benchmarks.real_corpus import CACHE_DIR, PreparedPage, prepare
-from benchmarks.reporting import RESULTS_DIR, write_results
+from benchmarks.reporting import RESULTS_DIR, RunClock, write_results
 
 ENGINES = ("pipeline", "tesseract", "rapidocr")
 THREADS = 2  # each engine's inference threads: the processor's default (EngineSettings)
@@ -259,7 +259,7 @@ class PipelineReader:
         from idp.document.ocr.settings import EngineSettings
 
         prepare_paddle_environment()
-        cache = ModelCache(s3=None, bucket=None, search_roots=[models_dir])
+        cache = ModelCache(search_roots=[models_dir])
         registry = EngineRegistry(resolve=cache.fetch, settings=EngineSettings())
         self.options = JobOptions(text_layer=TextLayerMode.OCR)
         tick = time.perf_counter()
@@ -622,7 +622,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.output is None:
         args.output = RESULTS_DIR / f"real_documents-{args.model.lower().replace('-', '')}.json"
-    started, load_start = time.monotonic(), os.getloadavg()[0]
+    clock = RunClock()
 
     chosen = [p for p in real_pages() if not args.pages or any(s in p.id for s in args.pages)]
     print(f"preparing {len(chosen)} pages (cache: {CACHE_DIR})", file=sys.stderr)
@@ -637,11 +637,10 @@ def main() -> None:
     splits = split_report(rows, [name for name in ENGINES if name in reads])
     steps, step_medians = step_table(rows, [name for name in ENGINES if name in reads])
     orientation = orientation_counts(rows)
-    wall_s = time.monotonic() - started
     with_reference = sum(p.reference is not None for p in prepared)
     print(
-        f"\n{len(prepared)} real pages, {with_reference} with a reference; {wall_s / 60:.1f} min,"
-        f" load average {load_start:.1f} → {os.getloadavg()[0]:.1f}\n\n{table}\n\n"
+        f"\n{len(prepared)} real pages, {with_reference} with a reference; {clock.summary()}"
+        f"\n\n{table}\n\n"
         f"numeric tokens, all pages:\n{numbers}\n\n{per_page}\n\n{splits}\n\n"
         f"where the pipeline's time goes:\n{steps}\n"
     )
@@ -652,14 +651,7 @@ def main() -> None:
         f" verdict 'review': {orientation['review_verdicts']} pages"
     )
     report = {
-        "run": {
-            "wall_minutes": round(wall_s / 60, 1),
-            "load_average_1m": [round(load_start, 2), round(os.getloadavg()[0], 2)],
-            "repeat": args.repeat,
-            "model": args.model,
-            "threads": THREADS,
-            "python": sys.version.split()[0],
-        },
+        "run": clock.run_info(repeat=args.repeat, model=args.model, threads=THREADS),
         "engines": info,
         "unavailable": unavailable,
         "orientation": orientation,

@@ -10,8 +10,11 @@ import json
 import logging
 import os
 import subprocess
+import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -35,6 +38,29 @@ def provenance() -> dict[str, Any]:
         "uncommitted_changes": bool(git("status", "--porcelain", "--untracked-files=no")),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
+
+
+@dataclass(frozen=True)
+class RunClock:
+    """A run's wall time and the machine's load from its start, for its report."""
+
+    started: float = field(default_factory=time.monotonic)
+    load_start: float = field(default_factory=lambda: os.getloadavg()[0])
+
+    def summary(self) -> str:
+        """ "4.2 min, load average 1.9 → 2.1"."""
+        minutes = (time.monotonic() - self.started) / 60
+        return f"{minutes:.1f} min, load average {self.load_start:.1f} → {os.getloadavg()[0]:.1f}"
+
+    def run_info(self, **settings: Any) -> dict[str, Any]:
+        """The report's "run": wall minutes, load average at start and end, the run's own
+        settings and the Python version."""
+        return {
+            "wall_minutes": round((time.monotonic() - self.started) / 60, 1),
+            "load_average_1m": [round(self.load_start, 2), round(os.getloadavg()[0], 2)],
+            **settings,
+            "python": sys.version.split()[0],
+        }
 
 
 def write_results(report: dict[str, Any], output: Path) -> None:

@@ -95,7 +95,7 @@ def recognized_page(work: Path) -> tuple[Any, Any]:
 
     prepare_paddle_environment()
     models = Path(os.environ.get("IDP_MODELS_DIR", ".models"))
-    cache = ModelCache(s3=None, bucket=None, search_roots=[models])
+    cache = ModelCache(search_roots=[models])
     engine = EngineRegistry(resolve=cache.fetch, settings=EngineSettings()).get(
         OcrModel.PP_OCRV5, "en", JobOptions()
     )

@@ -104,7 +104,7 @@ class PipelineEngine:
 
         prepare_paddle_environment()
         models = Path(os.environ.get("IDP_MODELS_DIR", REPO_ROOT / ".models"))
-        cache = ModelCache(s3=None, bucket=None, search_roots=[models])
+        cache = ModelCache(search_roots=[models])
         registry = EngineRegistry(resolve=cache.fetch, settings=EngineSettings())
         self.options = JobOptions(text_model=OcrModel(text_model) if text_model else None)
         tick = time.perf_counter()

@@ -52,7 +52,7 @@ def child(pages_dir: Path, text_model: str | None) -> None:
     from idp.document.text_layer.page import page_layer
 
     prepare_paddle_environment()
-    cache = ModelCache(s3=None, bucket=None, search_roots=[Path(os.environ["IDP_MODELS_DIR"])])
+    cache = ModelCache(search_roots=[Path(os.environ["IDP_MODELS_DIR"])])
     registry = EngineRegistry(resolve=cache.fetch, settings=EngineSettings())
     options = JobOptions(text_model=OcrModel(text_model) if text_model else None)
     reader = registry.get(OcrModel.PP_STRUCTUREV3, "en", options)

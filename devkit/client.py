@@ -103,13 +103,6 @@ class PipelineNames:
 
 
 @dataclass(frozen=True)
-class Submitted:
-    job_id: str
-    file: Path
-    key: str
-
-
-@dataclass(frozen=True)
 class JobProgress:
     """How far a job has come, from its record (chunk counts only for a fanned-out document)."""
 
@@ -140,6 +133,15 @@ class JobProgress:
         if self.chunks_total:
             text += f" ({self.chunks_done or 0}/{self.chunks_total} chunks)"
         return text
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """A job sent: its id, the local file and the input key it was uploaded to."""
+
+    job_id: str
+    file: Path
+    key: str
 
 
 class PipelineClient:

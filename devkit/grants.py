@@ -10,11 +10,14 @@ caller only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from idp.contract import names
 from idp.contract.results import results_prefix
+
+if TYPE_CHECKING:
+    from devkit.client import PipelineNames
 
 POLICY_VERSION = "2012-10-17"
 
@@ -36,10 +39,8 @@ def queue_arn(queue_url: str, *, region: str, partition: str = "aws") -> str:
 
 def producer_policy(
     principal_id: str,
+    pipeline: PipelineNames,
     *,
-    queue_url: str,
-    input_bucket: str,
-    results_bucket: str,
     region: str,
     input_prefixes: Sequence[str] = (),
     partition: str = "aws",
@@ -54,19 +55,19 @@ def producer_policy(
             "Sid": "SubmitJobs",
             "Effect": "Allow",
             "Action": "sqs:SendMessage",
-            "Resource": queue_arn(queue_url, region=region, partition=partition),
+            "Resource": queue_arn(pipeline.queue_url, region=region, partition=partition),
         },
         {
             "Sid": "ReadOwnResults",
             "Effect": "Allow",
             "Action": "s3:GetObject",
-            "Resource": f"arn:{partition}:s3:::{results_bucket}/{results}",
+            "Resource": f"arn:{partition}:s3:::{pipeline.results_bucket}/{results}",
         },
         {
             "Sid": "ListOwnResults",
             "Effect": "Allow",
             "Action": "s3:ListBucket",
-            "Resource": f"arn:{partition}:s3:::{results_bucket}",
+            "Resource": f"arn:{partition}:s3:::{pipeline.results_bucket}",
             "Condition": {"StringLike": {"s3:prefix": results}},
         },
     ]
@@ -77,7 +78,8 @@ def producer_policy(
                 "Effect": "Allow",
                 "Action": "s3:PutObject",
                 "Resource": [
-                    f"arn:{partition}:s3:::{input_bucket}/{prefix}*" for prefix in input_prefixes
+                    f"arn:{partition}:s3:::{pipeline.input_bucket}/{prefix}*"
+                    for prefix in input_prefixes
                 ],
             }
         )

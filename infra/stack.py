@@ -315,7 +315,7 @@ class PaddleIdpStack(Stack):
         trigger: Trigger,
         calls: Sequence[Call] = (),
     ) -> TriggeredFunction:
-        return TriggeredFunction(
+        zipped = TriggeredFunction(
             self,
             function.value,
             spec=FUNCTIONS[function],
@@ -324,6 +324,9 @@ class PaddleIdpStack(Stack):
             trigger=trigger,
             calls=calls,
         )
+        if trigger.failure_queue is not None:  # the stack's queue of failed async events
+            self.async_failures.grant_dead_lettering(zipped.role)
+        return zipped
 
     def _invoker(self) -> TriggeredFunction:
         invoker = self._zip_function(
@@ -353,7 +356,6 @@ class PaddleIdpStack(Stack):
             # A successful VL inference is the processor's to finish (result files, chunks).
             calls=[InvokesProcessor(self.processor, granted=vl)],
         )
-        self.async_failures.grant_dead_lettering(completion.role)
         if vl:
             # A failed inference's failure object, and a chunked job's plan (its chunks' pages).
             self.storage.grant_read_vl_failures(completion.role)
@@ -362,7 +364,7 @@ class PaddleIdpStack(Stack):
         return completion
 
     def _scale_in(self, vl_endpoint: VlEndpoint) -> TriggeredFunction:
-        scale_in = self._zip_function(
+        return self._zip_function(
             Function.SCALE_IN,
             description="Scales the idle VL endpoint in to zero instances",
             trigger=TopicTrigger(
@@ -370,8 +372,6 @@ class PaddleIdpStack(Stack):
             ),
             calls=[ScalesVlEndpoint(vl_endpoint)],
         )
-        self.async_failures.grant_dead_lettering(scale_in.role)
-        return scale_in
 
     def _sweeper(self) -> TriggeredFunction:
         spec = FUNCTIONS[Function.SWEEPER]
@@ -389,7 +389,6 @@ class PaddleIdpStack(Stack):
                 rule_name=schedule_name,
             ),
         )
-        self.async_failures.grant_dead_lettering(sweeper.role)
         # EventBridge itself writes the schedule's undeliverable events into the encrypted
         # queue (CDK adds the queue policy for the rule; the key policy is ours to add).
         schedule_arn = self.format_arn(
@@ -413,7 +412,6 @@ class PaddleIdpStack(Stack):
         )
         # The stream's records are encrypted with the table's key; the mapping's failure
         # records go to the encrypted failure queue.
-        self.async_failures.grant_dead_lettering(events.role)
         self.status.grant_stream_read(events.role)
         return events
 

@@ -6,9 +6,10 @@ clients, store and engine registry), created once per container on the first inv
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import ValidationError
 
 from idp.aws.clients import client, dynamodb_table
@@ -27,9 +28,6 @@ from ocr_processor_image.job import process_job
 from ocr_processor_image.outcome import InvocationStatus
 from ocr_processor_image.settings import ProcessorSettings
 from ocr_processor_image.warm_state import WarmState
-
-if TYPE_CHECKING:
-    from aws_lambda_powertools.utilities.typing import LambdaContext
 
 logger = Logger(service=Service.PROCESSOR.value)
 

@@ -9,21 +9,17 @@ role holds no S3, KMS or table grant: it reads the job's input and writes the jo
 
 from __future__ import annotations
 
-import tempfile
 from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from idp.contract.conversion import ConversionRequest
 from idp.contract.names import Service
-from idp.document.office.libreoffice import LibreOffice, soffice_path
+from idp.document.office.libreoffice import LibreOffice
 from office_converter_image.convert import OfficeConverter
 from office_converter_image.settings import ConverterSettings
-
-if TYPE_CHECKING:
-    from aws_lambda_powertools.utilities.typing import LambdaContext
 
 logger = Logger(service=Service.CONVERTER.value)
 
@@ -32,11 +28,8 @@ logger = Logger(service=Service.CONVERTER.value)
 def office_converter() -> OfficeConverter:
     settings = ConverterSettings.from_env()
     return OfficeConverter(
-        libreoffice=LibreOffice(
-            soffice=soffice_path(),
-            work_root=Path(tempfile.gettempdir()),  # Lambda's one writable directory
-            time_limit_s=settings.time_limit_seconds,
-        ),
+        # Its scratch directories go to the temp directory: Lambda's one writable one, /tmp.
+        libreoffice=LibreOffice(time_limit_s=settings.time_limit_seconds),
         max_input_bytes=settings.max_input_bytes,
     )
 

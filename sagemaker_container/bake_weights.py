@@ -40,8 +40,6 @@ def bake(
     """Make `dest/<model>` a complete model dir for both models of the pipeline version."""
     models = pipeline_models(pipeline_version)
     hub = ModelCache(
-        s3=None,
-        bucket=None,
         local_root=dest,
         allow_hub_download=True,
         hub_download=hub_download,

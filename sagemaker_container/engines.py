@@ -238,8 +238,6 @@ def build_substitute_engine(settings: ServerSettings) -> OcrEngine:
             "PP-OCRv5_mobile_det and PP-OCRv5_mobile_rec"
         )
     cache = ModelCache(
-        s3=None,
-        bucket=None,
         local_root=Path(tempfile.gettempdir()) / "idp-models",
         search_roots=(models_dir,),
         allow_hub_download=False,

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -21,6 +21,10 @@ from idp.contract.job_record import JobRecord
 from idp.contract.languages import DEFAULT_LANGUAGE
 from idp.contract.names import JobStatus, OcrModel
 from tests.paths import REPO_ROOT
+
+# The longest a test waits for a local job: a cold worker loads its engine first, and an Office
+# or VL job converts and reads every page on a 2-core machine.
+JOB_TIMEOUT_S: Final = 600.0
 
 
 @contextmanager

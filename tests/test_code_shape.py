@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -81,13 +81,22 @@ def _docstrings(tree: ast.Module) -> list[tuple[str, int]]:
     return found
 
 
-def test_no_docstring_in_idp_is_over_25_lines() -> None:
-    long = [
-        f"{path}: {name} ({lines} lines)"
-        for path, tree in _syntax_trees("idp/")
-        for name, lines in _docstrings(tree)
-        if lines > MAX_DOCSTRING_LINES
+def _offenders(
+    folder: str, find: Callable[[ast.Module], Sequence[tuple[object, int]]]
+) -> list[str]:
+    """ "path: where (N lines)" for each place `find` reports in the Python files of `folder`."""
+    return [
+        f"{path}: {where} ({lines} lines)"
+        for path, tree in _syntax_trees(folder)
+        for where, lines in find(tree)
     ]
+
+
+def test_no_docstring_in_idp_is_over_25_lines() -> None:
+    long = _offenders(
+        "idp/",
+        lambda tree: [(n, lines) for n, lines in _docstrings(tree) if lines > MAX_DOCSTRING_LINES],
+    )
     assert not long, (
         f"docstrings say what and why in at most {MAX_DOCSTRING_LINES} lines; how a threshold "
         f"was set goes to docs/thresholds.md: {long}"
@@ -108,11 +117,7 @@ def _long_literals(tree: ast.Module) -> list[tuple[int, int]]:
 
 
 def test_the_benchmarks_keep_their_corpora_in_data_files() -> None:
-    long = [
-        f"{path}:{line} ({lines} lines)"
-        for path, tree in _syntax_trees("benchmarks/")
-        for line, lines in _long_literals(tree)
-    ]
+    long = _offenders("benchmarks/", _long_literals)
     assert not long, f"move these literals to benchmarks/corpora/ (TOML, JSON, .txt): {long}"
 
 

@@ -225,11 +225,14 @@ def _structure_page(
     return StructurePage(**entry, damage=damage, tables=tables, text_regions=regions)
 
 
-def _settings(value: str | dict[str, Any], presets: dict[str, Any]) -> Mapping[str, Any]:
+def _settings(
+    value: str | dict[str, Any], presets: dict[str, Any], corpus: str = "structure.toml"
+) -> Mapping[str, Any]:
+    """A table's own settings, or the named preset of its corpus file."""
     if isinstance(value, dict):
         return value
     if value not in presets:
-        raise CorpusError(f"structure.toml: no table settings named {value!r}")
+        raise CorpusError(f"{corpus}: no table settings named {value!r}")
     return dict(presets[value])
 
 
@@ -302,7 +305,9 @@ def table_pages() -> tuple[StructurePage, ...]:
     for document in documents:
         for entry in document["pages"]:
             tables = tuple(
-                TableSpec(_box(table["region"]), _table_settings(table["settings"], presets))
+                TableSpec(
+                    _box(table["region"]), _settings(table["settings"], presets, "tables.toml")
+                )
                 for table in entry.get("tables", ())
             )
             pages.append(
@@ -319,14 +324,6 @@ def table_pages() -> tuple[StructurePage, ...]:
                 )
             )
     return tuple(pages)
-
-
-def _table_settings(value: str | dict[str, Any], presets: dict[str, Any]) -> Mapping[str, Any]:
-    if isinstance(value, dict):
-        return value
-    if value not in presets:
-        raise CorpusError(f"tables.toml: no table settings named {value!r}")
-    return dict(presets[value])
 
 
 @cache

@@ -272,12 +272,7 @@ def grant(
     pipeline = pipeline_names(endpoint, stack.stack_name)
     try:
         policy = producer_policy(
-            principal_id,
-            queue_url=pipeline.queue_url,
-            input_bucket=pipeline.input_bucket,
-            results_bucket=pipeline.results_bucket,
-            region=endpoint.region,
-            input_prefixes=input_prefix or (),
+            principal_id, pipeline, region=endpoint.region, input_prefixes=input_prefix or ()
         )
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="PRINCIPAL_ID") from None

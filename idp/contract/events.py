@@ -28,6 +28,13 @@ class EventError(BaseModel):
     message: str
 
 
+# Fields the event copies from the record as they are (absent: None).
+_COPIED_FIELDS: Final = (
+    "model", "lang", "input_uri", "result_uri", "markdown_uri", "pdf_uri", "textract_uri",
+    "failed_pages",
+)  # fmt: skip
+
+
 class JobFinished(BaseModel):
     """The `detail` of a job-finished event."""
 
@@ -70,18 +77,11 @@ class JobFinished(BaseModel):
             event_id=event_id(record["job_id"], record["status"], finished_at),
             job_id=record["job_id"],
             status=JobStatus(record["status"]).value,
-            model=record.get("model"),
-            lang=record.get("lang"),
-            input_uri=record.get("input_uri"),
+            **{name: record.get(name) for name in _COPIED_FIELDS},
             pages=record.get("page_count"),
-            result_uri=record.get("result_uri"),
-            markdown_uri=record.get("markdown_uri"),
-            pdf_uri=record.get("pdf_uri"),
-            textract_uri=record.get("textract_uri"),
             cached=bool(record.get("cached", False)),
             review_pages=list(record.get("review_pages", [])),
             error=EventError(**error) if error else None,
-            failed_pages=record.get("failed_pages"),
             created_at=created_at,
             finished_at=finished_at,
             duration_ms=duration,

@@ -29,23 +29,6 @@ from idp.contract.errors import ImageTooLarge, UnsupportedShape
 from idp.contract.topology import PROCESSOR_MEMORY_MB
 
 MEMORY_ENV: Final = "AWS_LAMBDA_FUNCTION_MEMORY_SIZE"  # set by Lambda in every function
-# What a warm worker holds before it opens a document: the runtime, one text-line engine and the
-# orientation models (~0.4 GB on ONNX Runtime, ~1.2 GB on Paddle) with room for PP-StructureV3's
-# peak (2.1 GB in the image: benchmarks/structure_image.py).
-ENGINE_RESERVE_MB: Final = 2200
-# Peak bytes a page's pixel costs through every step at once (its RGB copy, the grey and ink
-# masks of the verdict, the detector's and classifier's inputs): a 30-MP and a 60-MP page peak
-# 567 and 876 MB above the warm engine through the OCR path, 19 and 15 bytes a pixel; 24 leaves
-# room for the searchable PDF's encoding of the page.
-BYTES_PER_PAGE_PIXEL: Final = 24
-# A page narrower than this holds no line of text a recognizer can read (its lines are 48 px
-# high; PP-OCR reads text down to about 8 px).
-MIN_SHORT_SIDE: Final = 8
-# Longest side over shortest beyond which a page is no page: a 576-px receipt 57 m long.
-MAX_ASPECT: Final = 100.0
-# A working copy is a page's size or less, or this many pixels (a 224-px classifier window
-# stretched along a long page is well within it).
-WORKING_PIXELS: Final = 16_000_000
 
 
 @dataclass(frozen=True)
@@ -54,9 +37,14 @@ class ImageBudgets:
 
     memory_mb: int
     page_pixels: int
-    working_pixels: int = WORKING_PIXELS
-    min_short_side: int = MIN_SHORT_SIDE
-    max_aspect: float = MAX_ASPECT
+    # A working copy is a page's size or less, or this many pixels (a 224-px classifier window
+    # stretched along a long page is well within it).
+    working_pixels: int = 16_000_000
+    # A page narrower than this holds no line of text a recognizer can read (its lines are 48 px
+    # high; PP-OCR reads text down to about 8 px).
+    min_short_side: int = 8
+    # Longest side over shortest beyond which a page is no page: a 576-px receipt 57 m long.
+    max_aspect: float = 100.0
 
     @property
     def max_tiles(self) -> int:
@@ -92,6 +80,17 @@ class ImageBudgets:
         if area > self.working_pixels:
             scale *= math.sqrt(self.working_pixels / area)
         return max(1, round(width * scale)), max(1, round(height * scale))
+
+
+# What a warm worker holds before it opens a document: the runtime, one text-line engine and the
+# orientation models (~0.4 GB on ONNX Runtime, ~1.2 GB on Paddle) with room for PP-StructureV3's
+# peak (2.1 GB in the image: benchmarks/structure_image.py).
+ENGINE_RESERVE_MB: Final = 2200
+# Peak bytes a page's pixel costs through every step at once (its RGB copy, the grey and ink
+# masks of the verdict, the detector's and classifier's inputs): a 30-MP and a 60-MP page peak
+# 567 and 876 MB above the warm engine through the OCR path, 19 and 15 bytes a pixel; 24 leaves
+# room for the searchable PDF's encoding of the page.
+BYTES_PER_PAGE_PIXEL: Final = 24
 
 
 def budgets_for(memory_mb: int) -> ImageBudgets:

@@ -7,22 +7,19 @@ deliver the notification again (the recorder tolerates the duplicates that this 
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aws_lambda_powertools import Logger
-from aws_lambda_powertools.utilities.data_classes import SNSEvent
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from idp.aws.clients import client, dynamodb_table
+from idp.aws.sns import each_message
 from idp.contract.names import Service
 from idp.flow.lambda_invoke import LambdaProcessorInvoker
 from idp.jobstore.store import JobStore
 from lambdas.completion.recorder import CompletionRecorder
 from lambdas.completion.settings import CompletionSettings
-
-if TYPE_CHECKING:
-    from aws_lambda_powertools.utilities.typing import LambdaContext
 
 logger = Logger(service=Service.COMPLETION.value)
 
@@ -42,8 +39,7 @@ def completion_recorder() -> CompletionRecorder:
 
 def handle_event(event: dict[str, Any], recorder: CompletionRecorder) -> dict[str, Any]:
     """Every SNS record of the event, in order; returns what happened to each job."""
-    outcomes = [recorder.handle_message(record.sns.message) for record in SNSEvent(event).records]
-    return {"outcomes": [asdict(outcome) for outcome in outcomes]}
+    return {"outcomes": each_message(event, recorder.handle_message)}
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aws_lambda_powertools import Logger
-from aws_lambda_powertools.utilities.data_classes import SNSEvent
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from idp.aws.clients import client
 from idp.aws.endpoint import EndpointCapacity
+from idp.aws.sns import each_message
 from idp.contract.names import Service
 from lambdas.scale_in.scaling import EndpointScaler
 from lambdas.scale_in.settings import ScaleInSettings
-
-if TYPE_CHECKING:
-    from aws_lambda_powertools.utilities.typing import LambdaContext
 
 logger = Logger(service=Service.SCALE_IN.value)
 
@@ -38,8 +35,7 @@ def endpoint_scaler() -> EndpointScaler:
 
 def handle_event(event: dict[str, Any], scaler: EndpointScaler) -> dict[str, Any]:
     """Every SNS record of the event; returns what was done for each alarm notification."""
-    reports = [scaler.handle_message(record.sns.message) for record in SNSEvent(event).records]
-    return {"reports": [asdict(report) for report in reports]}
+    return {"reports": each_message(event, scaler.handle_message)}
 
 
 @logger.inject_lambda_context(clear_state=True)

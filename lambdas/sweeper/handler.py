@@ -5,18 +5,16 @@ from __future__ import annotations
 from dataclasses import asdict
 from datetime import timedelta
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from idp.aws.clients import dynamodb_table
 from idp.contract.names import JobStatus, Service
 from idp.jobstore.store import JobStore
 from lambdas.sweeper.settings import SweeperSettings
 from lambdas.sweeper.sweep import StaleJobSweeper
-
-if TYPE_CHECKING:
-    from aws_lambda_powertools.utilities.typing import LambdaContext
 
 logger = Logger(service=Service.SWEEPER.value)
 

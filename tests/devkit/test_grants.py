@@ -11,6 +11,7 @@ from botocore.exceptions import ClientError
 from moto import mock_aws
 from moto.core import set_initial_no_auth_action_count
 
+from devkit.client import PipelineNames
 from devkit.grants import owner_pattern, producer_policy, queue_arn
 from idp.contract import names
 from idp.contract.results import UNOWNED, result_key, results_prefix
@@ -19,6 +20,12 @@ REGION = "us-east-1"
 QUEUE_URL = "https://sqs.us-east-1.amazonaws.com/123456789012/paddle-idp-jobs"
 INPUT_BUCKET = "paddle-idp-input"
 RESULTS_BUCKET = "paddle-idp-results"
+PIPELINE = PipelineNames(
+    input_bucket=INPUT_BUCKET,
+    results_bucket=RESULTS_BUCKET,
+    jobs_table="paddle-idp-jobs",
+    queue_url=QUEUE_URL,
+)
 TEAM_B = "AROAOTHERTEAMBEXAMPLE"
 TRUST = {
     "Version": "2012-10-17",
@@ -50,12 +57,7 @@ def test_a_roles_slice_covers_its_sessions_and_a_users_only_itself() -> None:
 
 def test_the_policy_names_only_the_producers_prefixes() -> None:
     policy = producer_policy(
-        "AROATEAMA",
-        queue_url=QUEUE_URL,
-        input_bucket=INPUT_BUCKET,
-        results_bucket=RESULTS_BUCKET,
-        region=REGION,
-        input_prefixes=["uploads/team-a/"],
+        "AROATEAMA", PIPELINE, region=REGION, input_prefixes=["uploads/team-a/"]
     )
     by_sid = {statement["Sid"]: statement for statement in policy["Statement"]}
     assert by_sid["ReadOwnResults"]["Resource"] == (
@@ -79,13 +81,7 @@ def test_team_a_reads_its_own_results_and_not_team_bs() -> None:
     iam = boto3.client("iam", region_name=REGION)
     role = iam.create_role(RoleName="team-a", AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]
     team_a = role["RoleId"]
-    policy = producer_policy(
-        team_a,
-        queue_url=QUEUE_URL,
-        input_bucket=INPUT_BUCKET,
-        results_bucket=RESULTS_BUCKET,
-        region=REGION,
-    )
+    policy = producer_policy(team_a, PIPELINE, region=REGION)
     iam.put_role_policy(RoleName="team-a", PolicyName="slice", PolicyDocument=json.dumps(policy))
     s3 = boto3.client("s3", region_name=REGION)
     s3.create_bucket(Bucket=RESULTS_BUCKET)

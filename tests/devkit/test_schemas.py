@@ -118,7 +118,7 @@ def test_the_schema_names_models_canonically_where_the_queue_also_takes_aliases(
 @pytest.mark.ocr
 def test_a_real_result_json_matches_the_result_schema(models_dir: Path, tmp_path: Path) -> None:
     # GIVEN the demo letter read by real PP-OCRv5, assembled and serialized as result.json is
-    cache = ModelCache(s3=None, bucket=None, local_root=tmp_path, search_roots=[models_dir])
+    cache = ModelCache(local_root=tmp_path, search_roots=[models_dir])
     registry = EngineRegistry(resolve=cache.fetch, settings=EngineSettings(cpu_threads=2))
     engine = registry.get(OcrModel.PP_OCRV5, "en", JobOptions())
     outcome = ocr_document(DEMO_LETTER.read_bytes(), engine=engine, options=JobOptions())

@@ -156,7 +156,7 @@ def test_a_baked_vl_model_without_a_pin_stops_start_up_naming_it(tmp_path: Path)
     fake_model_dir(root, "PP-DocLayoutV3", vlm=False)
     fake_model_dir(root, "PaddleOCR-VL-1.6-0.9B", vlm=True)
     settings = settings_for(tmp_path, VL_MODELS_DIR=str(root))
-    cache = ModelCache(s3=None, bucket=None, local_root=tmp_path / "cache", search_roots=[root])
+    cache = ModelCache(local_root=tmp_path / "cache", search_roots=[root])
     # WHEN the weights are resolved THEN both are refused, each named
     with pytest.raises(ModelUnavailable) as raised:
         resolve_vl_weights(pipeline_models("v1.6"), cache=cache, settings=settings)
@@ -184,7 +184,7 @@ def test_missing_weights_name_every_missing_model(
     fake_model_dir(root, "PP-DocLayoutV3", vlm=False)
     _pin_baked(monkeypatch, root)
     settings = settings_for(tmp_path, VL_MODELS_DIR=str(root))
-    cache = ModelCache(s3=None, bucket=None, local_root=tmp_path / "cache", search_roots=[root])
+    cache = ModelCache(local_root=tmp_path / "cache", search_roots=[root])
     # WHEN the weights are resolved THEN the error names the missing VLM, and not the other
     with pytest.raises(ModelUnavailable) as raised:
         resolve_vl_weights(pipeline_models("v1.6"), cache=cache, settings=settings)

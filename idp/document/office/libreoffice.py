@@ -60,44 +60,38 @@ _DEAD_PROXY: Final = "http://127.0.0.1:9"
 # the integers LibreOffice's code reads, not the schema's prose: Writer's SwLinkUpdateMode
 # (sw/inc/linkenum.hxx) NEVER = 0, MANUAL = 1, AUTOMATIC = 2; Calc's ScLkUpdMode
 # (sc/inc/global.hxx) LM_ALWAYS = 0, LM_NEVER = 1, LM_ON_DEMAND = 2.
-PROFILE: Final = """<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry"
- xmlns:xs="http://www.w3.org/2001/XMLSchema"
- xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Common/Security/Scripting">
- <prop oor:name="DisableMacrosExecution" oor:op="fuse"><value>true</value></prop></item>
-<item oor:path="/org.openoffice.Office.Common/Security/Scripting">
- <prop oor:name="MacroSecurityLevel" oor:op="fuse"><value>3</value></prop></item>
-<item oor:path="/org.openoffice.Office.Common/Security/Scripting">
- <prop oor:name="BlockUntrustedRefererLinks" oor:op="fuse"><value>true</value></prop></item>
-<item oor:path="/org.openoffice.Office.Writer/Content/Update">
- <prop oor:name="Link" oor:op="fuse"><value>0</value></prop></item>
-<item oor:path="/org.openoffice.Office.Writer/Content/Update">
- <prop oor:name="Field" oor:op="fuse"><value>false</value></prop></item>
-<item oor:path="/org.openoffice.Office.Writer/Content/Update">
- <prop oor:name="Chart" oor:op="fuse"><value>false</value></prop></item>
-<item oor:path="/org.openoffice.Office.Calc/Content/Update">
- <prop oor:name="Link" oor:op="fuse"><value>1</value></prop></item>
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load">
- <prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>1</value></prop></item>
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load">
- <prop oor:name="ODFRecalcMode" oor:op="fuse"><value>1</value></prop></item>
-<item oor:path="/org.openoffice.Inet/Settings">
- <prop oor:name="ooInetProxyType" oor:op="fuse"><value>1</value></prop></item>
-<item oor:path="/org.openoffice.Inet/Settings">
- <prop oor:name="ooInetHTTPProxyName" oor:op="fuse"><value>127.0.0.1</value></prop></item>
-<item oor:path="/org.openoffice.Inet/Settings">
- <prop oor:name="ooInetHTTPProxyPort" oor:op="fuse"><value>9</value></prop></item>
-<item oor:path="/org.openoffice.Inet/Settings">
- <prop oor:name="ooInetHTTPSProxyName" oor:op="fuse"><value>127.0.0.1</value></prop></item>
-<item oor:path="/org.openoffice.Inet/Settings">
- <prop oor:name="ooInetHTTPSProxyPort" oor:op="fuse"><value>9</value></prop></item>
-<item oor:path="/org.openoffice.Inet/Settings">
- <prop oor:name="ooInetNoProxy" oor:op="fuse"><value></value></prop></item>
-<item oor:path="/org.openoffice.Office.Common/Misc">
- <prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
-</oor:items>
-"""
+_PROFILE_SETTINGS: Final = (
+    ("/org.openoffice.Office.Common/Security/Scripting", "DisableMacrosExecution", "true"),
+    ("/org.openoffice.Office.Common/Security/Scripting", "MacroSecurityLevel", "3"),
+    ("/org.openoffice.Office.Common/Security/Scripting", "BlockUntrustedRefererLinks", "true"),
+    ("/org.openoffice.Office.Writer/Content/Update", "Link", "0"),
+    ("/org.openoffice.Office.Writer/Content/Update", "Field", "false"),
+    ("/org.openoffice.Office.Writer/Content/Update", "Chart", "false"),
+    ("/org.openoffice.Office.Calc/Content/Update", "Link", "1"),
+    ("/org.openoffice.Office.Calc/Formula/Load", "OOXMLRecalcMode", "1"),
+    ("/org.openoffice.Office.Calc/Formula/Load", "ODFRecalcMode", "1"),
+    ("/org.openoffice.Inet/Settings", "ooInetProxyType", "1"),
+    ("/org.openoffice.Inet/Settings", "ooInetHTTPProxyName", "127.0.0.1"),
+    ("/org.openoffice.Inet/Settings", "ooInetHTTPProxyPort", "9"),
+    ("/org.openoffice.Inet/Settings", "ooInetHTTPSProxyName", "127.0.0.1"),
+    ("/org.openoffice.Inet/Settings", "ooInetHTTPSProxyPort", "9"),
+    ("/org.openoffice.Inet/Settings", "ooInetNoProxy", ""),
+    ("/org.openoffice.Office.Common/Misc", "FirstRun", "false"),
+)
+PROFILE: Final = "\n".join(
+    [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<oor:items xmlns:oor="http://openoffice.org/2001/registry"',
+        ' xmlns:xs="http://www.w3.org/2001/XMLSchema"',
+        ' xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">',
+        *(
+            f'<item oor:path="{path}">\n'
+            f' <prop oor:name="{name}" oor:op="fuse"><value>{value}</value></prop></item>'
+            for path, name, value in _PROFILE_SETTINGS
+        ),
+        "</oor:items>\n",
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -110,12 +104,24 @@ class Converted:
     sheets: list[Sheet] = field(default_factory=list)
 
 
+def soffice_path() -> str:
+    """The soffice program on PATH; FileNotFoundError naming the packages when missing."""
+    found = shutil.which("soffice") or shutil.which("libreoffice")
+    if found is None:
+        raise FileNotFoundError(
+            "LibreOffice is not installed (soffice is not on PATH): install Debian's "
+            "libreoffice-core-nogui and its -writer, -calc and -impress -nogui packages"
+        )
+    return found
+
+
 @dataclass(frozen=True)
 class LibreOffice:
     """The `soffice` program (Debian's libreoffice-*-nogui) run once per export, `time_limit_s`
-    for a whole conversion; its scratch directories under `work_root` (the function's /tmp)."""
+    for a whole conversion; its scratch directories under `work_root` (default: the temp
+    directory, a function's /tmp)."""
 
-    soffice: str = "soffice"
+    soffice: str = field(default_factory=soffice_path)  # on PATH, by default
     work_root: Path | None = None
     time_limit_s: float = DEFAULT_TIME_LIMIT_SECONDS
 
@@ -320,14 +326,3 @@ def _timed_out(media_type: MediaType, limit_s: float) -> ConversionTimeout:
         f"converting the {media_type.label} file to PDF took longer than {limit_s:.0f} s and "
         "was stopped"
     )
-
-
-def soffice_path() -> str:
-    """The soffice program on PATH; FileNotFoundError naming the packages when missing."""
-    found = shutil.which("soffice") or shutil.which("libreoffice")
-    if found is None:
-        raise FileNotFoundError(
-            "LibreOffice is not installed (soffice is not on PATH): install Debian's "
-            "libreoffice-core-nogui and its -writer, -calc and -impress -nogui packages"
-        )
-    return found

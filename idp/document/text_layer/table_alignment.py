@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from idp.document.text_layer.table_columns import GUTTER_SPACES, gutters
 from idp.document.text_layer.table_lines import (
-    Box,
-    TextLine,
-    Word,
     bounds_of,
     centre_of,
     column_of,
@@ -27,6 +24,9 @@ from idp.document.text_layer.table_lines import (
     word_runs,
     word_space,
 )
+
+if TYPE_CHECKING:
+    from idp.document.text_layer.table_lines import Box, TextLine, Word
 
 # docs/thresholds.md#text-layer-tables
 MIN_ROWS: Final = 3  # a table has at least this many lines of several runs

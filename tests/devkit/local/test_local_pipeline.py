@@ -19,13 +19,11 @@ from devkit.textmetrics import character_error_rate
 from idp.contract import names
 from idp.contract.job_record import JobRecord
 from idp.contract.names import JobStatus, OcrModel
-from tests.local_runs import idp_cli, page_text, wait_for, write_long_pdf
+from tests.local_runs import JOB_TIMEOUT_S, idp_cli, page_text, wait_for, write_long_pdf
 from tests.pdftext import pdf_text, read_pages
 from tests.placement import overlay_marks, page_as_rendered
 
 pytestmark = pytest.mark.ocr
-
-JOB_TIMEOUT_S = 300.0
 
 
 def _page(lines: list[str]) -> Any:

@@ -14,11 +14,10 @@ from devkit.local.pipeline import LocalPipeline
 from devkit.office_samples import own_text, sample_path
 from devkit.textmetrics import character_error_rate
 from idp.contract.names import JobStatus, MediaType, OcrModel
-from tests.local_runs import completed_result, running_pipeline
+from tests.local_runs import JOB_TIMEOUT_S, completed_result, running_pipeline
 
 pytestmark = pytest.mark.ocr
 
-JOB_TIMEOUT_S = 600.0
 DOCUMENTS = {
     "docx-table": MediaType.DOCX,
     "docx-hyperlinks": MediaType.DOCX,

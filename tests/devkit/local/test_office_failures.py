@@ -11,11 +11,10 @@ import pytest
 from devkit.office_samples import sample_path
 from idp.contract.names import JobStatus, OcrModel
 from tests.idp.document.office import files
-from tests.local_runs import running_pipeline
+from tests.local_runs import JOB_TIMEOUT_S, running_pipeline
 
 pytestmark = pytest.mark.ocr
 
-JOB_TIMEOUT_S = 300.0
 TIME_LIMIT_S = 6.0  # the slow document takes LibreOffice well over a minute; a sample ~1.5 s
 
 

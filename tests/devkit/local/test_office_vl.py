@@ -11,12 +11,10 @@ import pytest
 
 from devkit.textmetrics import character_error_rate
 from idp.contract.names import MediaType, OcrModel
-from tests.local_runs import completed_result, running_vl_pipeline
+from tests.local_runs import JOB_TIMEOUT_S, completed_result, running_vl_pipeline
 from tests.paths import REPO_ROOT
 
 pytestmark = pytest.mark.ocr
-
-JOB_TIMEOUT_S = 600.0
 
 
 def test_a_paddleocr_vl_job_on_a_docx_reads_its_converted_pages_at_the_endpoint(

@@ -10,13 +10,12 @@ import pytest
 
 from devkit.textmetrics import character_error_rate
 from idp.contract.names import JobStatus, OcrModel
-from tests.local_runs import running_pipeline
+from tests.local_runs import JOB_TIMEOUT_S, running_pipeline
 from tests.paths import SAMPLES
 
 pytestmark = pytest.mark.ocr
 
 LANGUAGES = ("en", "fr", "de", "es", "pl", "japan", "ch")
-JOB_TIMEOUT_S = 300.0
 # Words whose accents or script a model without them gets wrong.
 MARKED_WORDS = {
     "fr": ("garçon", "été", "déçu", "Noël", "fenêtre", "coûte"),
@@ -81,7 +80,7 @@ def test_ppocrv6_tiny_reads_latin_and_chinese_and_refuses_japanese(models_dir: P
     from idp.document.ocr.registry import EngineRegistry
     from idp.document.ocr.settings import EngineSettings
 
-    cache = ModelCache(s3=None, bucket=None, search_roots=[models_dir])
+    cache = ModelCache(search_roots=[models_dir])
     registry = EngineRegistry(
         resolve=cache.fetch, settings=EngineSettings(cpu_threads=2, ppocrv6_size="tiny")
     )

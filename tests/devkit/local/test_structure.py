@@ -154,17 +154,28 @@ def test_the_table_page_gives_its_cells_a_markdown_table_and_textractor_rows(
     assert re.search(r"carb\s+Mazda RX4\s+21\.0\s+6\s+160\.0\s+110", raw), raw[:400]
 
 
+def _lineplot_table_truth() -> list[list[str | None]]:
+    """The cells of the ruled property table on ReportLab's line-plot page, from its PDF."""
+    import pdfplumber
+
+    with pdfplumber.open(LINEPLOT) as pdf:
+        (truth,) = [t.extract() for t in pdf.pages[0].find_tables() if len(t.rows) > 2]
+    return truth
+
+
+def _lineplot_page(jobs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The one page of the line-plot job's result."""
+    result = json.loads(Path(jobs["reportlab-lineplot.pdf"]["result"]).read_text())
+    (page,) = result["pages"]
+    return dict(page)
+
+
 def test_a_ruled_table_the_layout_model_calls_a_figure_is_found_and_read_by_its_grid(
     scanned: dict[str, dict[str, Any]],
 ) -> None:
     # GIVEN ReportLab's page of a chart, its code and a ruled 9 x 2 property table, which the
     # CDLA layout model covers with one figure; its true cells from its own text layer
-    import pdfplumber
-
-    with pdfplumber.open(LINEPLOT) as pdf:
-        (truth,) = [t.extract() for t in pdf.pages[0].find_tables() if len(t.rows) > 2]
-    result = json.loads(Path(scanned["reportlab-lineplot.pdf"]["result"]).read_text())
-    (page,) = result["pages"]
+    truth, page = _lineplot_table_truth(), _lineplot_page(scanned)
 
     # THEN the table is a block of its own, below the figure, read from its ruling lines
     types = [block["type"] for block in page["blocks"]]
@@ -207,12 +218,7 @@ def test_a_born_digital_table_the_layout_model_calls_a_figure_is_found_by_its_ru
 ) -> None:
     # GIVEN ReportLab's page of a chart and a ruled property table, as its PDF, and the
     # table's cells from its own text layer
-    import pdfplumber
-
-    with pdfplumber.open(LINEPLOT) as pdf:
-        (truth,) = [t.extract() for t in pdf.pages[0].find_tables() if len(t.rows) > 2]
-    result = json.loads(Path(ran["reportlab-lineplot.pdf"]["result"]).read_text())
-    (page,) = result["pages"]
+    truth, page = _lineplot_table_truth(), _lineplot_page(ran)
 
     # THEN its ruling lines make it a table block of its own, its cells the PDF's words
     (table,) = [block for block in page["blocks"] if block["type"] == "table"]

@@ -18,11 +18,9 @@ from devkit.textmetrics import character_error_rate
 from idp.contract.job_record import JobRecord
 from idp.contract.jobs import JobOptions
 from idp.contract.names import JobStatus, OcrModel, TextLayerMode
-from tests.local_runs import running_pipeline
+from tests.local_runs import JOB_TIMEOUT_S, running_pipeline
 
 pytestmark = pytest.mark.ocr
-
-JOB_TIMEOUT_S = 600.0
 
 
 @pytest.fixture(scope="module")

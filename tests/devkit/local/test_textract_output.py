@@ -17,14 +17,13 @@ from idp.contract.names import JobStatus, OcrModel
 from idp.contract.results import PageResult
 from idp.flow.textract_json import TextractWriter
 from tests.docs_samples import integrate_sample
-from tests.local_runs import running_pipeline
+from tests.local_runs import JOB_TIMEOUT_S, running_pipeline
 from tests.paths import REPO_ROOT
 
 pytestmark = pytest.mark.ocr
 
 REPO = REPO_ROOT
 DEMO_LETTER = REPO / "samples" / "sample-letter.pdf"
-JOB_TIMEOUT_S = 300.0
 
 
 def _lines(result: dict[str, Any], page: int) -> list[str]:

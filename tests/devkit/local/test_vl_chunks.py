@@ -14,12 +14,10 @@ import pytest
 from devkit.textmetrics import character_error_rate
 from idp.contract import names
 from idp.contract.names import JobStatus, OcrModel
-from tests.local_runs import page_text, running_vl_pipeline, write_long_pdf
+from tests.local_runs import JOB_TIMEOUT_S, page_text, running_vl_pipeline, write_long_pdf
 from tests.pdftext import pdf_text, read_pages
 
 pytestmark = pytest.mark.ocr
-
-JOB_TIMEOUT_S = 300.0
 
 
 def test_a_long_vl_document_goes_to_the_endpoint_in_chunks_served_together(

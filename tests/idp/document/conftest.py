@@ -15,8 +15,6 @@ from idp.document.ocr.settings import EngineSettings
 def registry(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> EngineRegistry:
     """Engines built on first use from the offline weights, two threads each, per module."""
     cache = ModelCache(
-        s3=None,
-        bucket=None,
         local_root=tmp_path_factory.mktemp("models"),
         search_roots=[models_dir],
     )

@@ -33,7 +33,7 @@ def test_a_high_dpi_scan_on_a_small_page_reads_from_its_own_resolution(
     models_dir: Path, tmp_path: Path
 ) -> None:
     # GIVEN a 2400-dpi scan on a 120×86 pt page (240×172 px at the fixed 2×: 13 % CER)
-    cache = ModelCache(s3=None, bucket=None, local_root=tmp_path, search_roots=[models_dir])
+    cache = ModelCache(local_root=tmp_path, search_roots=[models_dir])
     registry = EngineRegistry(resolve=cache.fetch, settings=EngineSettings(cpu_threads=2))
     options = JobOptions()
     engine = registry.get(OcrModel.PP_OCRV5, "en", options)

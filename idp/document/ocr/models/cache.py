@@ -94,7 +94,8 @@ def paddlex_hub_download(model_name: str) -> Path:
 
 
 class ModelCache:
-    """Resolves model names to local dirs; takes its S3 client, creates none.
+    """Resolves model names to local dirs; takes its S3 client, creates none (without a client
+    and bucket it reads only local dirs, and the hub where allowed).
 
     `search_roots` are read-only places checked first (e.g. models baked into the image);
     `local_root` is where archives are unpacked (on Lambda: under /tmp); `manifest` holds the
@@ -104,8 +105,8 @@ class ModelCache:
     def __init__(
         self,
         *,
-        s3: S3Client | None,
-        bucket: str | None,
+        s3: S3Client | None = None,
+        bucket: str | None = None,
         local_root: Path = DEFAULT_LOCAL_ROOT,
         search_roots: Sequence[Path] = (),
         allow_hub_download: bool = False,

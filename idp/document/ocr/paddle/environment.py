@@ -7,7 +7,7 @@ import logging
 import os
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -70,26 +70,42 @@ def use_libyaml_for_model_configs() -> None:
     _yaml_patched = True
 
 
+# A hook that builds one model: PaddleX's own `create_model`, its pipeline, the model's config.
+ModelHook = Callable[..., Any]
+
+
 @contextmanager
-def only_local_models() -> Iterator[None]:
-    """While a pipeline is built, every model PaddleX creates must come with its `model_dir`:
-    without one PaddleX would download the official model, unpinned, from its hub. Our model
-    cache resolves (and verifies) every directory first, so such a call is refused, naming it."""
+def creating_models_with(hook: ModelHook) -> Iterator[None]:
+    """While the block runs, PaddleX builds every pipeline's models through
+    `hook(original, pipeline, config, **kwargs)`; PaddleX's own method is put back after."""
     from paddlex.inference.pipelines.base import BasePipeline
 
     original: Callable[..., Any] = BasePipeline.create_model
 
     def create_model(pipeline: Any, config: Mapping[str, Any], **kwargs: Any) -> Any:
-        if not config.get("model_dir"):
-            name = config.get("model_name") or "(unnamed)"
-            raise ModelUnavailable(
-                f"model {name} has no local directory, so PaddleX would download it from its "
-                "hub unpinned; refused. Pin it with `idp models sync --model NAME`."
-            )
-        return original(pipeline, config, **kwargs)
+        return hook(original, pipeline, config, **kwargs)
 
     BasePipeline.create_model = create_model
     try:
         yield
     finally:
         BasePipeline.create_model = original
+
+
+def _refuse_hub_models(
+    original: ModelHook, pipeline: Any, config: Mapping[str, Any], **kwargs: Any
+) -> Any:
+    if not config.get("model_dir"):
+        name = config.get("model_name") or "(unnamed)"
+        raise ModelUnavailable(
+            f"model {name} has no local directory, so PaddleX would download it from its "
+            "hub unpinned; refused. Pin it with `idp models sync --model NAME`."
+        )
+    return original(pipeline, config, **kwargs)
+
+
+def only_local_models() -> AbstractContextManager[None]:
+    """While a pipeline is built, every model PaddleX creates must come with its `model_dir`:
+    without one PaddleX would download the official model, unpinned, from its hub. Our model
+    cache resolves (and verifies) every directory first, so such a call is refused, naming it."""
+    return creating_models_with(_refuse_hub_models)

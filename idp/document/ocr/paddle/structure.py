@@ -27,8 +27,8 @@ model names starting with SUBSTITUTE are answered here and every other goes to P
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -46,6 +46,7 @@ from idp.document.ocr.models.catalogue import (
 from idp.document.ocr.models.choice import ModelResolver
 from idp.document.ocr.models.onnx_export import ONNX_FILE
 from idp.document.ocr.paddle import layout, table_grids
+from idp.document.ocr.paddle.environment import ModelHook, creating_models_with
 from idp.document.ocr.paddle.kwargs import choose_runtime
 from idp.document.ocr.settings import EngineSettings, InferenceBackend
 
@@ -321,15 +322,15 @@ def share_text_reader(pipeline: Any) -> None:
         table.general_ocr_pipeline = layout_parsing.general_ocr_pipeline
 
 
-@contextmanager
-def substituted_models(plan: StructurePlan, settings: EngineSettings) -> Iterator[None]:
+def substituted_models(
+    plan: StructurePlan, settings: EngineSettings
+) -> AbstractContextManager[None]:
     """While PPStructureV3 is built, the substitutes' names get their stand-ins; every other
     model is PaddleX's."""
-    from paddlex.inference.pipelines.base import BasePipeline
 
-    original: Callable[..., Any] = BasePipeline.create_model
-
-    def create_model(pipeline: Any, config: Mapping[str, Any], **kwargs: Any) -> Any:
+    def substitute(
+        original: ModelHook, pipeline: Any, config: Mapping[str, Any], **kwargs: Any
+    ) -> Any:
         name = str(config.get("model_name") or "")
         if name == _LAYOUT_SUBSTITUTE and plan.layout_substitute is not None:
             return layout.layout_predictor(
@@ -346,8 +347,4 @@ def substituted_models(plan: StructurePlan, settings: EngineSettings) -> Iterato
             return _NotInCache(name.removeprefix(SUBSTITUTE))
         return original(pipeline, config, **kwargs)
 
-    BasePipeline.create_model = create_model
-    try:
-        yield
-    finally:
-        BasePipeline.create_model = original
+    return creating_models_with(substitute)

@@ -20,7 +20,7 @@ from idp.contract.errors import (
 )
 from idp.contract.names import MediaType
 from idp.document.media_types import detect_media_type
-from idp.document.office.libreoffice import LibreOffice, soffice_path
+from idp.document.office.libreoffice import LibreOffice
 from idp.document.office.preflight import PackageLimits, check_office_file
 from tests.idp.document.office import files
 from tests.paths import REPO_ROOT
@@ -123,9 +123,7 @@ def test_a_calibri_document_keeps_its_pages_in_carlito(tmp_path: Path) -> None:
     data = (REPO_ROOT / "samples" / "sample-letter.docx").read_bytes()
 
     # WHEN LibreOffice converts it
-    converted = LibreOffice(soffice=soffice_path(), work_root=tmp_path).convert(
-        data, MediaType.DOCX
-    )
+    converted = LibreOffice(work_root=tmp_path).convert(data, MediaType.DOCX)
 
     # THEN Calibri is set in its metric-compatible twin, Carlito, and the pages hold
     reader = PdfReader(io.BytesIO(converted.pdf))

@@ -16,7 +16,6 @@ from idp.document.office.libreoffice import (
     SINGLE_PAGE_SHEET_ROWS,
     LibreOffice,
     read_sheet_csv,
-    soffice_path,
 )
 
 
@@ -61,9 +60,7 @@ def test_a_workbook_with_a_long_sheet_keeps_its_small_sheets_cells(tmp_path: Pat
     data = io.BytesIO()
     workbook.save(data)
 
-    converted = LibreOffice(soffice=soffice_path(), work_root=tmp_path).convert(
-        data.getvalue(), MediaType.XLSX
-    )
+    converted = LibreOffice(work_root=tmp_path).convert(data.getvalue(), MediaType.XLSX)
 
     # THEN the small sheet's cells come as its table, the long one is paginated and not given
     assert [sheet.name for sheet in converted.sheets] == ["Summary"]

@@ -77,7 +77,7 @@ def test_linked_content_is_never_fetched_and_macros_never_run(
     # WHEN the converter converts it
     work = tmp_path / "work"
     work.mkdir()
-    converted = LibreOffice(soffice=soffice_path(), work_root=work).convert(document, MediaType.ODT)
+    converted = LibreOffice(work_root=work).convert(document, MediaType.ODT)
 
     # THEN the PDF shows the document's own text and its cached section, and nothing was fetched,
     # read or run
@@ -159,9 +159,7 @@ def test_a_docx_picture_linked_from_a_server_is_never_fetched(
     url, requests = server
     document = files.docx_with_linked_picture(f"{url}/picture.png")
 
-    converted = LibreOffice(soffice=soffice_path(), work_root=tmp_path).convert(
-        document, MediaType.DOCX
-    )
+    converted = LibreOffice(work_root=tmp_path).convert(document, MediaType.DOCX)
 
     assert "Visible text of the document." in _text(converted.pdf)
     assert requests == []
@@ -204,9 +202,7 @@ def test_an_xlsx_external_link_shows_its_cached_value_and_is_never_followed(
     target = other.as_uri() if where == "file" else f"{url}/other.xlsx"
     document = files.xlsx_with_external_link(target, "CACHED-EXTERNAL-VALUE")
 
-    converted = LibreOffice(soffice=soffice_path(), work_root=tmp_path).convert(
-        document, MediaType.XLSX
-    )
+    converted = LibreOffice(work_root=tmp_path).convert(document, MediaType.XLSX)
 
     cells = [cell for sheet in converted.sheets for row in sheet.rows for cell in row]
     assert "CACHED-EXTERNAL-VALUE" in cells
@@ -248,9 +244,7 @@ def test_include_fields_show_their_stored_result_and_fetch_nothing(
     )
     make = files.docx_with_fields if media_type is MediaType.DOCX else files.rtf_with_fields
 
-    converted = LibreOffice(soffice=soffice_path(), work_root=tmp_path).convert(
-        make(*fields), media_type
-    )
+    converted = LibreOffice(work_root=tmp_path).convert(make(*fields), media_type)
 
     # THEN the stored results show, the file's text does not, and the server heard nothing
     text = _text(converted.pdf)

@@ -118,44 +118,28 @@ def test_a_word_gap_the_model_half_saw_is_read_as_a_space() -> None:
     assert decode(line) == ["EUR including"]
 
 
-def test_a_gap_without_space_evidence_stays_closed() -> None:
-    # GIVEN a gap as wide as a word gap but with p(space) at the level inside a word
-    line = ctc_line("EUR", "including", space=0.05)
+@pytest.mark.parametrize(
+    ("words", "space", "expected"),
+    [
+        # a gap as wide as a word gap but with p(space) at the level inside a word
+        pytest.param(("EUR", "including"), 0.05, "EURincluding", id="no-evidence-stays-closed"),
+        # a gap whose space column the model already reads as a space
+        pytest.param(("VAT", "at"), 0.8, "VAT at", id="written-space-kept-once"),
+        # Chinese is written without word spaces, whatever the evidence
+        pytest.param(("中", "文"), 0.4, "中文", id="no-space-between-chinese-characters"),
+        # a full stop follows the word it ends
+        pytest.param(("20%", "."), 0.4, "20%.", id="no-space-before-a-full-stop"),
+        pytest.param(("Street,", "London"), 0.3, "Street, London", id="space-after-a-comma"),
+    ],
+)
+def test_a_gap_between_two_words_gets_a_space_on_its_evidence(
+    words: tuple[str, str], space: float, expected: str
+) -> None:
+    # GIVEN two words with this p(space) in the gap between them
+    line = ctc_line(*words, space=space)
 
-    # WHEN decoded THEN no space is written
-    assert decode(line) == ["EURincluding"]
-
-
-def test_a_space_the_model_wrote_is_kept_once() -> None:
-    # GIVEN a gap whose space column the model already reads as a space
-    line = ctc_line("VAT", "at", space=0.8)
-
-    # WHEN decoded THEN there is one space
-    assert decode(line) == ["VAT at"]
-
-
-def test_chinese_characters_never_get_a_space_between_them() -> None:
-    # GIVEN two Chinese characters with the space evidence of a Latin word gap between them
-    line = ctc_line("中", "文", space=0.4)
-
-    # WHEN decoded THEN they stay together: Chinese is written without word spaces
-    assert decode(line) == ["中文"]
-
-
-def test_no_space_is_written_before_a_full_stop() -> None:
-    # GIVEN evidence for a space between "20%" and the full stop that ends the sentence
-    line = ctc_line("20%", ".", space=0.4)
-
-    # WHEN decoded THEN the full stop follows the word
-    assert decode(line) == ["20%."]
-
-
-def test_a_space_may_follow_a_comma() -> None:
-    # GIVEN evidence for a space after a comma
-    line = ctc_line("Street,", "London", space=0.3)
-
-    # WHEN decoded THEN the words are separated
-    assert decode(line) == ["Street, London"]
+    # WHEN decoded THEN the space is written, or not, as the evidence and the characters say
+    assert decode(line) == [expected]
 
 
 def test_no_space_is_written_inside_a_number_date_or_code() -> None:
@@ -597,8 +581,6 @@ def backend(
         for model in (detection_model_name(), base_recognition_model_name()):
             assert export_onnx(models_dir / model)
     cache = ModelCache(
-        s3=None,
-        bucket=None,
         local_root=tmp_path_factory.mktemp("models"),
         search_roots=[models_dir],
     )
@@ -638,7 +620,7 @@ def test_a_chinese_page_reads_as_without_the_space_decoder(
 ) -> None:
     # GIVEN a Chinese page, one line set with wide letter-spacing, read by the processor's
     # engine and by one decoding as PaddleX does
-    cache = ModelCache(s3=None, bucket=None, local_root=tmp_path, search_roots=[models_dir])
+    cache = ModelCache(local_root=tmp_path, search_roots=[models_dir])
     options = JobOptions(use_doc_orientation_classify=False)
     settings = EngineSettings(cpu_threads=2)
     stock = build_ocr_engine("ch", options, cache.fetch, EngineSettings(word_space_evidence=None))

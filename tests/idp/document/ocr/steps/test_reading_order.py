@@ -544,7 +544,7 @@ def test_blocks_still_name_their_lines_on_a_page_read_turned(rotation: Rotation)
 @pytest.mark.ocr
 def test_a_real_two_column_page_reads_column_by_column(models_dir: Path, tmp_path: Path) -> None:
     # GIVEN a scanned two-column book page and the processor's engine (page orientation on)
-    cache = ModelCache(s3=None, bucket=None, local_root=tmp_path, search_roots=[models_dir])
+    cache = ModelCache(local_root=tmp_path, search_roots=[models_dir])
     registry = EngineRegistry(resolve=cache.fetch, settings=EngineSettings(cpu_threads=2))
     engine = registry.get(OcrModel.PP_OCRV5, "en", JobOptions())
     expected = " ".join((SAMPLES / "two-columns-tale-of-two-cities.txt").read_text().split())
