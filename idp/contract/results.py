@@ -155,7 +155,7 @@ class ReviewReason(StrEnum):
     # wide strip; a tall page is read in tiles instead).
     TEXT_SHRUNK = "text_shrunk"
     NO_LAYOUT_FOUND = "no_layout_found"  # a layout model found no region on a page with ink
-    TABLE_NOT_READ = "table_not_read"  # a table region whose structure came back with no cells
+    TABLE_NOT_READ = "table_not_read"  # a table region that came back with no cell holding text
     TEXT_VERTICAL = "text_vertical"  # most lines stand upright: a sideways page read as given
     ORIENTATION_UNCERTAIN = "orientation_uncertain"  # the evidence on rotation was contested
     LOW_RESOLUTION = "low_resolution"  # the scan itself has too few pixels for its text
@@ -171,6 +171,10 @@ class ReviewReason(StrEnum):
     # PDF's text layer says: the layer may map its glyphs wrong.
     TABLE_LAYER_MISMATCH = "table_layer_mismatch"
     TABLE_MISSED = "table_missed"  # aligned columns of numbers that no table block holds
+    # A table of one row or one column: a piece of a table the grid broke up, or no table.
+    TABLE_FRAGMENT = "table_fragment"
+    # A table whose cells each hold several rows of text: the grid merged rows it should part.
+    TABLE_ROWS_MERGED = "table_rows_merged"
 
 
 PageVerdict = Literal["ok", "review"]

@@ -178,12 +178,16 @@ def _numbers_read(lines: Sequence[Line], floor: float) -> tuple[int | None, list
 
 def _layout_doubts(content: PageContent, *, ink_share: float) -> set[ReviewReason]:
     """What a layout model's read leaves in doubt: no region found on a page with ink, a table
-    region whose structure came back without cells (its text is then unstructured), a table
+    region whose structure came back without cells or with none holding text, a table
     its text contradicts (steps.table_doubts), and what the steps found doubtful as they read."""
     doubts: set[ReviewReason] = set()
     if content.layout_regions == 0 and ink_share >= MIN_TEXT_INK_SHARE:
         doubts.add(ReviewReason.NO_LAYOUT_FOUND)
-    if any(block.type == "table" and not block.cells for block in content.blocks if block.label):
+    if any(
+        block.type == "table" and not any(cell.text.strip() for cell in block.cells)
+        for block in content.blocks
+        if block.label
+    ):
         doubts.add(ReviewReason.TABLE_NOT_READ)
     return doubts | table_doubts(content) | set(content.doubts)
 

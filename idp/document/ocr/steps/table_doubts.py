@@ -1,13 +1,16 @@
 """What makes a page's tables doubtful, for its verdict (steps.quality): a grid that cuts through
-its text, a grid its text's alignment contradicts, a row whose cells do not fill the grid, and
-aligned columns of numbers that no table holds. How each was set:
+its text, a grid its text's alignment contradicts, a row whose cells do not fill the grid, a
+table of one row or column, cells that each hold several rows of text, and aligned columns of
+numbers (or of any text, in a figure) that no table holds. How each was set:
 docs/thresholds.md#doubtful-tables.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Final
 
 from idp.contract.quads import area, bounds, overlap
@@ -17,6 +20,7 @@ from idp.document.ocr.steps.tables import grid_size
 from idp.document.text_layer.table_columns import GUTTER_SPACES, gutters
 from idp.document.text_layer.table_lines import (
     Box,
+    TextLine,
     bounds_of,
     text_lines,
     word_runs,
@@ -29,7 +33,8 @@ SPLIT_LINES: Final = 0.05  # so many of a table's lines across a boundary make i
 CROSSED_ROWS: Final = 0.3  # a boundary this share of the table's lines run across is no column's
 MIN_COLUMNS: Final = 3  # aligned text of this many columns over MIN_ROWS rows is a table's
 MIN_ROWS: Final = 3
-NUMERIC_SHARE: Final = 0.4  # ... where this share of its cells are numbers
+NUMERIC_SHARE: Final = 0.4  # ... where this share of its cells are numbers (any, in a figure)
+MERGED_LINES: Final = 3.0  # a table's cells holding this many lines each on average merge rows
 _TEXT_BLOCKS: Final = frozenset({"text", "list"})
 
 
@@ -49,10 +54,16 @@ def table_doubts(content: PageContent) -> set[ReviewReason]:
                 doubts.add(ReviewReason.TABLE_TEXT_SPLIT)
             if cells_missing(block.cells):
                 doubts.add(ReviewReason.TABLE_CELLS_MISSING)
+            if 1 in grid_size(block.cells):
+                doubts.add(ReviewReason.TABLE_FRAGMENT)
+            if rows_merged(block.cells, lines):
+                doubts.add(ReviewReason.TABLE_ROWS_MERGED)
             if grid_misaligned(block.cells, lines):
                 doubts.add(ReviewReason.TABLE_GRID_MISALIGNED)
         elif block.type in _TEXT_BLOCKS and table_shaped(lines):
             doubts.add(ReviewReason.TABLE_MISSED)
+        elif block.type == "figure" and table_shaped(lines, numeric_share=0.0):
+            doubts.add(ReviewReason.TABLE_MISSED)  # a table the layout took for a picture
     return doubts
 
 
@@ -81,6 +92,13 @@ def cells_missing(cells: Sequence[TableCell]) -> bool:
         for c in range(cell.column, cell.column + cell.column_span)
     }
     return len(covered) < rows * columns
+
+
+def rows_merged(cells: Sequence[TableCell], lines: Sequence[Line]) -> bool:
+    """Whether the table's filled cells hold MERGED_LINES of its lines each on average: the
+    grid ran several rows of text into each of its rows (a wrapped cell holds two or three)."""
+    filled = sum(bool(cell.text.strip()) for cell in cells)
+    return filled > 0 and len(lines) >= MERGED_LINES * filled
 
 
 def grid_misaligned(cells: Sequence[TableCell], lines: Sequence[Line]) -> bool:
@@ -115,26 +133,41 @@ def grid_misaligned(cells: Sequence[TableCell], lines: Sequence[Line]) -> bool:
     return any(not any(start - 2 <= x <= end + 2 for x in edges) for start, end in strips)
 
 
-def table_shaped(lines: Sequence[Line]) -> bool:
-    """Whether a block of text reads as a table: MIN_COLUMNS columns its gutters part, over
-    MIN_ROWS rows each of MIN_COLUMNS runs of words, NUMERIC_SHARE of the runs numbers."""
+def table_shaped(lines: Sequence[Line], *, numeric_share: float = NUMERIC_SHARE) -> bool:
+    """Whether a block of text holds a table: sought in the whole block and in each stretch of
+    its consecutive rows of MIN_COLUMNS runs of words (a table between paragraphs)."""
     if len(lines) < MIN_ROWS:
         return False
-    words = _words(lines)
-    rows = text_lines(words)
+    rows = text_lines(_words(lines))
     if len(rows) < MIN_ROWS:
         return False
     height = sorted(row.height for row in rows)[len(rows) // 2]
+    gap = GUTTER_SPACES * word_space(rows, height)
+    wide = [len(word_runs(row, gap)) >= MIN_COLUMNS for row in rows]
+    stretches = [
+        [row for row, _ in stretch]
+        for is_wide, stretch in itertools.groupby(zip(rows, wide, strict=True), key=itemgetter(1))
+        if is_wide
+    ]
+    return any(_columns_of_numbers(part, height, gap, numeric_share) for part in [rows, *stretches])
+
+
+def _columns_of_numbers(
+    rows: Sequence[TextLine], height: float, gap: float, numeric_share: float
+) -> bool:
+    """Whether the rows stand in MIN_COLUMNS columns their gutters part, MIN_ROWS of them of
+    MIN_COLUMNS runs of words, `numeric_share` of those rows' words numbers."""
+    if len(rows) < MIN_ROWS:
+        return False
+    words = [word for row in rows for word in row.words]
     if len(gutters(rows, bounds_of(words), height)) + 1 < MIN_COLUMNS:
         return False
-    gap = GUTTER_SPACES * word_space(rows, height)
-    runs = [word_runs(row, gap) for row in rows]
-    wide = [row for row, found in zip(rows, runs, strict=True) if len(found) >= MIN_COLUMNS]
+    wide = [row for row in rows if len(word_runs(row, gap)) >= MIN_COLUMNS]
     if len(wide) < MIN_ROWS:
         return False
     texts = [word.text for row in wide for word in row.words]
     numeric = sum(any(ch.isdigit() for ch in text) for text in texts)
-    return numeric >= NUMERIC_SHARE * len(texts)
+    return numeric >= numeric_share * len(texts)
 
 
 def _words(lines: Sequence[Line]) -> list[_Word]:

@@ -188,6 +188,18 @@ def test_a_table_region_that_came_back_without_cells_is_for_review() -> None:
     assert ReviewReason.TABLE_NOT_READ in quality.reasons
 
 
+def test_a_table_whose_cells_hold_no_text_is_for_review() -> None:
+    # GIVEN a page whose table region came back as a grid of empty cells
+    html = "<table><tr><td></td><td></td></tr><tr><td></td><td></td></tr></table>"
+    regions = [Region(label="table", box=box(0, 0, 400, 400), html=html)]
+    laid = lay_out(regions, [line("Total 12", 40, 40, 360, 54)])
+    content = PageContent(lines=laid.lines, blocks=laid.blocks, layout_regions=1)
+    assert laid.blocks[0].cells  # the grid is there, its cells empty
+
+    # THEN the table is for review, as not read
+    assert ReviewReason.TABLE_NOT_READ in assess_page(_inked_page(), content, None).reasons
+
+
 def test_a_text_line_page_is_never_judged_by_layout() -> None:
     # GIVEN a text-line model's page (no layout model ran, blocks without labels)
     laid = lay_out([], [line("Hello", 40, 40, 360, 54)])

@@ -84,6 +84,16 @@ def test_a_row_with_fewer_cells_than_the_grid_has_cells_missing() -> None:
     assert ReviewReason.TABLE_CELLS_MISSING not in table_doubts(page([("table", [], full)]))
 
 
+@pytest.mark.parametrize(("rows", "columns"), [(1, 4), (5, 1)])
+def test_a_table_of_one_row_or_one_column_is_a_fragment(rows: int, columns: int) -> None:
+    # GIVEN a table of one row (or one column), and the same cells' count as a 2 x 2 grid
+    thin = grid(rows, columns)
+
+    # THEN only the thin one is doubtful, as a fragment of a table
+    assert ReviewReason.TABLE_FRAGMENT in table_doubts(page([("table", [], thin)]))
+    assert table_doubts(page([("table", [], grid(2, 2))])) == set()
+
+
 def cell_lines(tokens: Sequence[str], top: float, xs: Sequence[float]) -> list[Line]:
     """One line a token, each 40 px wide at its x: a row as a table model reads it, cell by cell."""
     return [line(token, x, top, width=40) for token, x in zip(tokens, xs, strict=True)]
@@ -133,6 +143,42 @@ def test_aligned_columns_of_numbers_in_a_text_block_are_a_table_missed() -> None
     # THEN the first block reads as a table no table block holds, the paragraph does not
     assert ReviewReason.TABLE_MISSED in table_doubts(page([("text", rows, [])]))
     assert table_doubts(page([("text", prose, [])])) == set()
+
+
+def test_a_table_of_numbers_between_paragraphs_is_a_table_missed() -> None:
+    # GIVEN a text block of a paragraph, four rows of a label and three amounts, and a paragraph
+    prose = [Line(text="The order was shipped", box=box(0, 0, 390, 16), confidence=0.99)]
+    rows = [line(f"item{r} {r}10 {r}20 {r}30", 0, 24 + r * 24, width=50) for r in range(4)]
+    after = [Line(text="and arrives on Friday", box=box(0, 120, 390, 136), confidence=0.99)]
+
+    # THEN it holds a table no table block holds, though the block as a whole has no gutters
+    assert ReviewReason.TABLE_MISSED in table_doubts(page([("text", prose + rows + after, [])]))
+
+
+def test_a_figure_whose_text_stands_in_columns_is_a_table_missed() -> None:
+    # GIVEN a figure region holding four rows of three words in columns, no number among them,
+    # and a figure holding a plot's axis labels
+    rows = [line(f"name{r} kind{r} note{r}", 0, n * 24, width=50) for n, r in enumerate("abcd")]
+    axis = [line("0 10 20 30", 0, 200, width=20), line("time", 100, 230, width=40)]
+
+    # THEN the first is a table the layout took for a picture, and only in a figure: a text
+    # block of words in columns is prose set in columns as often as a table
+    assert ReviewReason.TABLE_MISSED in table_doubts(page([("figure", rows, [])]))
+    assert table_doubts(page([("figure", axis, [])])) == set()
+    assert table_doubts(page([("text", rows, [])])) == set()
+
+
+def test_cells_that_each_hold_several_rows_of_text_merge_rows() -> None:
+    # GIVEN a 2 x 2 grid whose cells hold three lines each (12 rows of text in 2 rows), and the
+    # same grid with a wrapped cell of two lines beside cells of one
+    cells = grid(2, 2)
+    stacked = [line(f"v{n}", 10 + 100 * (n % 2), 3 + 9 * (n // 2), width=30) for n in range(12)]
+    wrapped = [line(f"w{n}", 10 + 100 * (n % 2), 3 + 30 * (n // 2), width=30) for n in range(4)]
+    wrapped.append(line("more", 10, 15, width=30))
+
+    # THEN only the first has its rows merged
+    assert ReviewReason.TABLE_ROWS_MERGED in table_doubts(page([("table", stacked, cells)]))
+    assert ReviewReason.TABLE_ROWS_MERGED not in table_doubts(page([("table", wrapped, cells)]))
 
 
 SHOWN = [
