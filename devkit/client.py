@@ -79,6 +79,7 @@ class PipelineNames:
     vl_scale_in_alarm: str | None = None
     dlq_url: str | None = None  # the job queue's dead-letter queue
     model_cache_bucket: str | None = None
+    data_key_arn: str | None = None  # the stack's KMS key (None: a stack without the output)
 
     @classmethod
     def from_stack(cls, cloudformation: Any, stack_name: str = names.STACK_NAME) -> PipelineNames:
@@ -94,6 +95,7 @@ class PipelineNames:
                 queue_url=outputs[Output.JOB_QUEUE_URL],
                 dlq_url=outputs.get(Output.DLQ_URL),
                 model_cache_bucket=outputs.get(Output.MODEL_CACHE_BUCKET),
+                data_key_arn=outputs.get(Output.DATA_KEY_ARN),
                 vl_endpoint=vl_endpoint,
                 # The stack names its scale-in alarm after itself (infra/stack.py).
                 vl_scale_in_alarm=scale_in_alarm_name(stack["StackName"]) if vl_endpoint else None,

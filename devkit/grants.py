@@ -47,8 +47,9 @@ def producer_policy(
 ) -> dict[str, Any]:
     """An identity policy for the producer `principal_id`: sqs:SendMessage on the job queue,
     s3:PutObject under each of `input_prefixes` (as in the stack's producerPrefixes), and
-    s3:GetObject / s3:ListBucket on its own results only. The data key is usable only through
-    S3 and SQS, which hold the slice."""
+    s3:GetObject / s3:ListBucket on its own results only. The data key (the stack's, by its
+    ARN; any key, where the stack gives none) is usable only through S3 and SQS, which hold
+    the slice."""
     results = f"{names.RESULTS_PREFIX}{owner_pattern(principal_id)}*"
     statements: list[dict[str, Any]] = [
         {
@@ -88,7 +89,7 @@ def producer_policy(
             "Sid": "UseTheDataKeyThroughS3AndSqs",
             "Effect": "Allow",
             "Action": ["kms:Decrypt", "kms:GenerateDataKey"],
-            "Resource": "*",
+            "Resource": pipeline.data_key_arn or "*",
             "Condition": {
                 "StringEquals": {
                     "kms:ViaService": [

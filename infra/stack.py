@@ -450,6 +450,7 @@ class PaddleIdpStack(Stack):
             Output.DLQ_URL: self.jobs.dead_letter_queue.queue_url,
             Output.PROCESSOR_FUNCTION: self.processor.function.function_name,
             Output.EVENT_BUS: self.event_bus.bus.event_bus_name,
+            Output.DATA_KEY_ARN: self.data_key.key.key_arn,
         }
         if self.vl_endpoint is not None:
             outputs[Output.VL_ENDPOINT] = self.vl_endpoint.endpoint_name

@@ -249,6 +249,7 @@ class Output(StrEnum):
     PROCESSOR_FUNCTION = "ProcessorFunctionName"
     VL_ENDPOINT = "VlEndpointName"
     EVENT_BUS = "EventBusName"
+    DATA_KEY_ARN = "DataKeyArn"  # the KMS key the queues and buckets are encrypted with
 
 
 class Metric(StrEnum):

@@ -3,7 +3,9 @@ results and refuses another team's, on S3 as the emulator enforces identity poli
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from typing import Any
 
 import boto3
 import pytest
@@ -70,6 +72,23 @@ def test_the_policy_names_only_the_producers_prefixes() -> None:
         f"arn:aws:s3:::{INPUT_BUCKET}/uploads/team-a/*"
     ]
     assert "Condition" in by_sid["UseTheDataKeyThroughS3AndSqs"]
+
+
+def test_the_data_key_is_the_stacks_own_where_the_stack_names_it() -> None:
+    # GIVEN the pipeline's names with the stack's DataKeyArn output, and without it
+    key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+    keyed = dataclasses.replace(PIPELINE, data_key_arn=key)
+
+    def key_statement(pipeline: PipelineNames) -> dict[str, Any]:
+        policy = producer_policy("AROATEAMA", pipeline, region=REGION)
+        statements: list[dict[str, Any]] = policy["Statement"]
+        (statement,) = [s for s in statements if s["Sid"].startswith("UseTheDataKey")]
+        return statement
+
+    # THEN the grant names that key alone; without it any key, still only through S3 and SQS
+    assert key_statement(keyed)["Resource"] == key
+    assert key_statement(PIPELINE)["Resource"] == "*"
+    assert key_statement(PIPELINE)["Condition"] == key_statement(keyed)["Condition"]
 
 
 # The six calls before team A's own are the test's setup, made without credentials.

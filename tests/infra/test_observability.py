@@ -64,6 +64,8 @@ def test_stack_outputs_every_name_a_user_needs(full: Synthesized) -> None:
     assert outputs[Output.JOB_QUEUE_URL]["Value"] == ref(full.job_queue()[0])
     assert outputs[Output.INPUT_BUCKET]["Value"] == ref(full.logical_id("Storage/InputBucket"))
     assert outputs[Output.VL_ENDPOINT]["Value"] == f"{names.STACK_NAME}-vl"
+    key, _ = full.only("AWS::KMS::Key")
+    assert outputs[Output.DATA_KEY_ARN]["Value"] == {"Fn::GetAtt": [key, "Arn"]}
 
 
 def test_cpu_only_outputs_leave_out_the_endpoint(cpu_only: Synthesized) -> None:
