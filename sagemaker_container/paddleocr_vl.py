@@ -129,8 +129,13 @@ class PaddleOcrVlEngine:
         pipeline_factory: Callable[..., Any] | None = None,
         version: str | None = None,
     ) -> None:
-        factory = pipeline_factory if pipeline_factory is not None else _paddleocr_vl_class()
-        self._pipeline = factory(**pipeline_kwargs(config))
+        if pipeline_factory is None:
+            from idp.document.ocr.paddle.environment import only_local_models
+
+            with only_local_models():  # every model from its pinned directory, or refused
+                self._pipeline = _paddleocr_vl_class()(**pipeline_kwargs(config))
+        else:
+            self._pipeline = pipeline_factory(**pipeline_kwargs(config))
         self._info = EngineInfo(
             name=ENGINE_NAME,
             version=version if version is not None else _paddleocr_version(),

@@ -218,3 +218,41 @@ def test_a_pipeline_error_becomes_an_engine_failure(tmp_path: Path) -> None:
     # WHEN a page is recognized THEN the error is typed and says what happened
     with pytest.raises(EngineFailure, match="Connection refused"):
         engine.recognize(PageImage(page=1, pixels=np.zeros((8, 8, 3), dtype=np.uint8)))
+
+
+@pytest.mark.parametrize("pinned", [True, False])
+def test_every_model_the_real_pipeline_creates_has_its_directory_or_a_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pinned: bool
+) -> None:
+    # GIVEN PaddleOCRVL's real construction, stopped where PaddleX would build its sub-models:
+    # each is handed to BasePipeline.create_model, a STAND-IN recording what it is given
+    from paddleocr import PaddleOCRVL
+    from paddlex.inference.pipelines.base import BasePipeline
+
+    from idp.contract.errors import ModelUnavailable
+
+    created: list[str] = []
+    monkeypatch.setattr(
+        BasePipeline, "create_model", lambda _p, sub, **_kw: created.append(sub["model_name"])
+    )
+
+    def build(self: Any) -> object:
+        for sub in self._merged_paddlex_config["SubModules"].values():
+            BasePipeline.create_model(object(), sub)
+        return object()
+
+    monkeypatch.setattr(PaddleOCRVL, "_create_paddlex_pipeline", build)
+    config = config_for(tmp_path)
+    if not pinned:
+        config = VlEngineConfig(
+            models=config.models, layout_model_dir=None, server_url=SERVER_URL, device="cpu"
+        )
+
+    # WHEN the engine is built THEN the layout model comes from its directory and the VLM from
+    # the vLLM server; without the layout's directory the engine refuses to start, naming it
+    if pinned:
+        PaddleOcrVlEngine(config, version="3.7.0")
+        assert created == [config.models.layout_model, config.models.vlm_model]
+    else:
+        with pytest.raises(ModelUnavailable, match=f"model {config.models.layout_model} has"):
+            PaddleOcrVlEngine(config, version="3.7.0")

@@ -95,7 +95,7 @@ def creating_models_with(hook: ModelHook) -> Iterator[None]:
 def _refuse_hub_models(
     original: ModelHook, pipeline: Any, config: Mapping[str, Any], **kwargs: Any
 ) -> Any:
-    if not config.get("model_dir"):
+    if not config.get("model_dir") and not _served(config):
         name = config.get("model_name") or "(unnamed)"
         raise ModelUnavailable(
             f"model {name} has no local directory, so PaddleX would download it from its "
@@ -104,8 +104,17 @@ def _refuse_hub_models(
     return original(pipeline, config, **kwargs)
 
 
+def _served(config: Mapping[str, Any]) -> bool:
+    """Whether the model runs on a server PaddleX calls (PaddleOCR-VL's VLM on vLLM): its
+    weights are the server's, and PaddleX loads nothing for it."""
+    from paddlex.inference.models.common.genai import uses_server_backend
+
+    return bool(uses_server_backend(config.get("genai_config")))
+
+
 def only_local_models() -> AbstractContextManager[None]:
     """While a pipeline is built, every model PaddleX creates must come with its `model_dir`:
     without one PaddleX would download the official model, unpinned, from its hub. Our model
-    cache resolves (and verifies) every directory first, so such a call is refused, naming it."""
+    cache resolves (and verifies) every directory first, so such a call is refused, naming it;
+    a model a server runs (a VLM on vLLM) needs none."""
     return creating_models_with(_refuse_hub_models)

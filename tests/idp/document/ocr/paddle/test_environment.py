@@ -29,6 +29,16 @@ def test_a_model_without_a_local_directory_is_refused_naming_it(
             BasePipeline.create_model(object(), {"model_name": "PP-FormulaNet_plus-L"})
         with pytest.raises(ModelUnavailable):
             BasePipeline.create_model(object(), {"model_name": "x", "model_dir": None})
-    assert created == [{"model_name": "PP-OCRv5_mobile_det", "model_dir": "/m"}]
+        # a VLM that a vLLM server runs has its weights there, not here: nothing to download
+        served = {"backend": "vllm-server", "server_url": "http://127.0.0.1:8118/v1"}
+        BasePipeline.create_model(object(), {"model_name": "PaddleOCR-VL", "genai_config": served})
+        with pytest.raises(ModelUnavailable, match="PaddleOCR-VL has no local"):
+            BasePipeline.create_model(
+                object(), {"model_name": "PaddleOCR-VL", "genai_config": {"backend": "native"}}
+            )
+    assert created == [
+        {"model_name": "PP-OCRv5_mobile_det", "model_dir": "/m"},
+        {"model_name": "PaddleOCR-VL", "genai_config": served},
+    ]
     # and once the pipeline is built, PaddleX's own function is back
     assert BasePipeline.create_model.__name__ == "<lambda>"
