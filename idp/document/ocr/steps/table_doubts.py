@@ -1,13 +1,14 @@
 """What makes a page's tables doubtful, for its verdict (steps.quality): a grid that cuts through
 its text, a grid its text's alignment contradicts, a row whose cells do not fill the grid, a
 table of one row or column, cells that each hold several rows of text, and aligned columns of
-numbers (or of any text, in a figure) that no table holds. How each was set:
+numbers (or of any text, in a figure), or labelled values, that no table holds. How each was set:
 docs/thresholds.md#doubtful-tables.
 """
 
 from __future__ import annotations
 
 import itertools
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -34,6 +35,7 @@ CROSSED_ROWS: Final = 0.3  # a boundary this share of the table's lines run acro
 MIN_COLUMNS: Final = 3  # aligned text of this many columns over MIN_ROWS rows is a table's
 MIN_ROWS: Final = 3
 NUMERIC_SHARE: Final = 0.4  # ... where this share of its cells are numbers (any, in a figure)
+VALUE_ROWS: Final = 4  # consecutive rows of a label and a lined-up value are a two-column table
 MERGED_LINES: Final = 3.0  # a table's cells holding this many lines each on average merge rows
 _TEXT_BLOCKS: Final = frozenset({"text", "list"})
 
@@ -60,9 +62,11 @@ def table_doubts(content: PageContent) -> set[ReviewReason]:
                 doubts.add(ReviewReason.TABLE_ROWS_MERGED)
             if grid_misaligned(block.cells, lines):
                 doubts.add(ReviewReason.TABLE_GRID_MISALIGNED)
-        elif block.type in _TEXT_BLOCKS and table_shaped(lines):
+        elif block.type in _TEXT_BLOCKS and (table_shaped(lines) or labelled_values(lines)):
             doubts.add(ReviewReason.TABLE_MISSED)
-        elif block.type == "figure" and table_shaped(lines, numeric_share=0.0):
+        elif block.type == "figure" and (
+            table_shaped(lines, numeric_share=0.0) or labelled_values(lines)
+        ):
             doubts.add(ReviewReason.TABLE_MISSED)  # a table the layout took for a picture
     return doubts
 
@@ -150,6 +154,36 @@ def table_shaped(lines: Sequence[Line], *, numeric_share: float = NUMERIC_SHARE)
         if is_wide
     ]
     return any(_columns_of_numbers(part, height, gap, numeric_share) for part in [rows, *stretches])
+
+
+def labelled_values(lines: Sequence[Line]) -> bool:
+    """Whether a block holds VALUE_ROWS consecutive rows of a label and a value (two runs of
+    words, the second at least half digits) whose values line up, left or right edges within a
+    line's height: a table of two columns, as an invoice's totals or a rate table."""
+    if len(lines) < VALUE_ROWS:
+        return False
+    rows = text_lines(_words(lines))
+    if len(rows) < VALUE_ROWS:
+        return False
+    height = sorted(row.height for row in rows)[len(rows) // 2]
+    gap = GUTTER_SPACES * word_space(rows, height)
+    values = [_value_run(row, gap) for row in rows]
+    for is_value, stretch in itertools.groupby(values, key=lambda run: run is not None):
+        runs = [run for run in stretch if run is not None]
+        if is_value and len(runs) >= VALUE_ROWS:
+            lefts, rights = [run[0] for run in runs], [run[2] for run in runs]
+            if min(statistics.pstdev(lefts), statistics.pstdev(rights)) < height:
+                return True
+    return False
+
+
+def _value_run(row: TextLine, gap: float) -> Box | None:
+    """The row's second run of words, where it has two and the second is at least half digits."""
+    runs = word_runs(row, gap)
+    if len(runs) != 2:
+        return None
+    text = "".join(word.text for word in row.words if word.box[0] >= runs[1][0])
+    return runs[1] if text and 2 * sum(ch.isdigit() for ch in text) >= len(text) else None
 
 
 def _columns_of_numbers(

@@ -168,6 +168,25 @@ def test_a_figure_whose_text_stands_in_columns_is_a_table_missed() -> None:
     assert table_doubts(page([("text", rows, [])])) == set()
 
 
+def test_rows_of_a_label_and_a_lined_up_amount_are_a_table_missed() -> None:
+    # GIVEN four rows of a label and an amount right-aligned at x 300 (an invoice's totals),
+    # the same with words where the amounts stand, and three rows of amounts only
+    labels = ["Subtotal", "Shipping", "Tax", "Total"]
+    amounts = ["1,204.50", "12.00", "96.36", "1,312.86"]
+
+    def rows(values: Sequence[str]) -> list[Line]:
+        return [
+            ln
+            for r, (label, value) in enumerate(zip(labels, values, strict=False))
+            for ln in (line(label, 0, r * 24, width=60), line(value, 300 - 60, r * 24, width=60))
+        ]
+
+    # THEN only the four rows of amounts are a table no table block holds
+    assert ReviewReason.TABLE_MISSED in table_doubts(page([("text", rows(amounts), [])]))
+    assert table_doubts(page([("text", rows(["paid", "by", "card", "today"]), [])])) == set()
+    assert table_doubts(page([("text", rows(amounts[:3]), [])])) == set()
+
+
 def test_cells_that_each_hold_several_rows_of_text_merge_rows() -> None:
     # GIVEN a 2 x 2 grid whose cells hold three lines each (12 rows of text in 2 rows), and the
     # same grid with a wrapped cell of two lines beside cells of one
