@@ -140,13 +140,10 @@ def grid_misaligned(cells: Sequence[TableCell], lines: Sequence[Line]) -> bool:
 def table_shaped(lines: Sequence[Line], *, numeric_share: float = NUMERIC_SHARE) -> bool:
     """Whether a block of text holds a table: sought in the whole block and in each stretch of
     its consecutive rows of MIN_COLUMNS runs of words (a table between paragraphs)."""
-    if len(lines) < MIN_ROWS:
+    found = _rows(lines, MIN_ROWS)
+    if found is None:
         return False
-    rows = text_lines(_words(lines))
-    if len(rows) < MIN_ROWS:
-        return False
-    height = sorted(row.height for row in rows)[len(rows) // 2]
-    gap = GUTTER_SPACES * word_space(rows, height)
+    rows, height, gap = found
     wide = [len(word_runs(row, gap)) >= MIN_COLUMNS for row in rows]
     stretches = [
         [row for row, _ in stretch]
@@ -160,13 +157,10 @@ def labelled_values(lines: Sequence[Line]) -> bool:
     """Whether a block holds VALUE_ROWS consecutive rows of a label and a value (two runs of
     words, the second at least half digits) whose values line up, left or right edges within a
     line's height: a table of two columns, as an invoice's totals or a rate table."""
-    if len(lines) < VALUE_ROWS:
+    found = _rows(lines, VALUE_ROWS)
+    if found is None:
         return False
-    rows = text_lines(_words(lines))
-    if len(rows) < VALUE_ROWS:
-        return False
-    height = sorted(row.height for row in rows)[len(rows) // 2]
-    gap = GUTTER_SPACES * word_space(rows, height)
+    rows, height, gap = found
     values = [_value_run(row, gap) for row in rows]
     for is_value, stretch in itertools.groupby(values, key=lambda run: run is not None):
         runs = [run for run in stretch if run is not None]
@@ -202,6 +196,18 @@ def _columns_of_numbers(
     texts = [word.text for row in wide for word in row.words]
     numeric = sum(any(ch.isdigit() for ch in text) for text in texts)
     return numeric >= numeric_share * len(texts)
+
+
+def _rows(lines: Sequence[Line], least: int) -> tuple[list[TextLine], float, float] | None:
+    """The lines' words as rows, their median height and a gutter's least width; None for
+    fewer than `least` rows."""
+    if len(lines) < least:
+        return None
+    rows = text_lines(_words(lines))
+    if len(rows) < least:
+        return None
+    height = sorted(row.height for row in rows)[len(rows) // 2]
+    return rows, height, GUTTER_SPACES * word_space(rows, height)
 
 
 def _words(lines: Sequence[Line]) -> list[_Word]:
