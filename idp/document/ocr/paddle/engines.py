@@ -156,7 +156,7 @@ class PPStructureV3Engine(_PaddlePipelineEngine):
         result = self._predict(page)
         content = structure_page_content(result.json["res"], page.width, page.height)
         if self._plan is not None:
-            content.stages = list(self._plan.stages)
+            content.stages = [*self._plan.stages, *content.stages]
         return content
 
     def read_lines(

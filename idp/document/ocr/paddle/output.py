@@ -10,8 +10,9 @@ from typing import Any, Final
 import numpy as np
 
 from idp.contract.quads import VERTICAL_RATIO, area, bounds, overlap, quad_span
-from idp.contract.results import Line, Quad, Word
+from idp.contract.results import Line, Quad, ReviewReason, Stage, Word
 from idp.document.ocr.engine import PageContent
+from idp.document.ocr.steps.aligned_tables import with_aligned_tables
 from idp.document.ocr.steps.regions import Region, lay_out
 
 
@@ -122,6 +123,14 @@ def words_on_line(
     return words if not pieces else []
 
 
+# A table the layout model missed, read from its text's alignment (steps.aligned_tables).
+ALIGNED_TABLE_STAGE: Final = Stage(
+    name="table",
+    model=None,
+    note="a table the layout missed, its grid from the text's alignment (steps.aligned_tables)",
+)
+
+
 def structure_page_content(data: Mapping[str, Any], width: int, height: int) -> PageContent:
     """A PP-StructureV3 page result (its documented JSON: parsing_res_list in reading order,
     overall_ocr_res, table_res_list with each table's HTML and cell boxes, layout_det_res) →
@@ -144,13 +153,17 @@ def structure_page_content(data: Mapping[str, Any], width: int, height: int) -> 
         ]
         html = table.get("pred_html") or text
         regions.append(Region(label=label, box=box, html=html, cell_boxes=cell_boxes))
+    laid_out = len(regions)
+    regions, aligned = with_aligned_tables(regions, lines)
     laid = lay_out(regions, lines)
     found = (data.get("layout_det_res") or {}).get("boxes")
     return PageContent(
         lines=laid.lines,
         blocks=laid.blocks,
         markdown=laid.markdown or None,
-        layout_regions=len(found) if found is not None else len(regions),
+        layout_regions=len(found) if found is not None else laid_out,
+        stages=[ALIGNED_TABLE_STAGE] if aligned else [],
+        doubts=[ReviewReason.TABLE_MISSED] if aligned else [],
     )
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import itertools
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
 from operator import itemgetter
 from typing import Final
 
 from idp.contract.quads import area, bounds, overlap
 from idp.contract.results import Line, ReviewReason, TableCell
 from idp.document.ocr.engine import PageContent
+from idp.document.ocr.steps.aligned_tables import line_words
 from idp.document.ocr.steps.tables import grid_size
 from idp.document.text_layer.table_columns import GUTTER_SPACES, gutters
 from idp.document.text_layer.table_lines import (
@@ -38,12 +38,6 @@ NUMERIC_SHARE: Final = 0.4  # ... where this share of its cells are numbers (any
 VALUE_ROWS: Final = 4  # consecutive rows of a label and a lined-up value are a two-column table
 MERGED_LINES: Final = 3.0  # a table's cells holding this many lines each on average merge rows
 _TEXT_BLOCKS: Final = frozenset({"text", "list"})
-
-
-@dataclass(frozen=True)
-class _Word:
-    text: str
-    box: Box
 
 
 def table_doubts(content: PageContent) -> set[ReviewReason]:
@@ -124,7 +118,7 @@ def grid_misaligned(cells: Sequence[TableCell], lines: Sequence[Line]) -> bool:
         )
         if crossing >= 2 and crossing >= CROSSED_ROWS * len(lines):
             return True
-    words = _words(lines)
+    words = line_words(lines)
     rows = text_lines(words)
     height = sorted(row.height for row in rows)[len(rows) // 2]
     table = (
@@ -203,19 +197,8 @@ def _rows(lines: Sequence[Line], least: int) -> tuple[list[TextLine], float, flo
     fewer than `least` rows."""
     if len(lines) < least:
         return None
-    rows = text_lines(_words(lines))
+    rows = text_lines(line_words(lines))
     if len(rows) < least:
         return None
     height = sorted(row.height for row in rows)[len(rows) // 2]
     return rows, height, GUTTER_SPACES * word_space(rows, height)
-
-
-def _words(lines: Sequence[Line]) -> list[_Word]:
-    """The lines' words with their boxes; a line without word boxes as one word."""
-    words: list[_Word] = []
-    for line in lines:
-        if line.words:
-            words += [_Word(word.text, bounds(word.box)) for word in line.words]
-        else:
-            words.append(_Word(line.text, bounds(line.box)))
-    return words
