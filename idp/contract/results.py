@@ -175,6 +175,9 @@ class ReviewReason(StrEnum):
     TABLE_FRAGMENT = "table_fragment"
     # A table whose cells each hold several rows of text: the grid merged rows it should part.
     TABLE_ROWS_MERGED = "table_rows_merged"
+    # A table that parts one wrapped cell into rows: a row holding only the row's other cells
+    # between rows holding only their first, as where a value sits beside a wrapped label.
+    TABLE_ROWS_SPLIT = "table_rows_split"
 
 
 PageVerdict = Literal["ok", "review"]

@@ -1,8 +1,8 @@
 """What makes a page's tables doubtful, for its verdict (steps.quality): a grid that cuts through
 its text, a grid its text's alignment contradicts, a row whose cells do not fill the grid, a
-table of one row or column, cells that each hold several rows of text, and aligned columns of
-numbers (or of any text, in a figure), or labelled values, that no table holds. How each was set:
-docs/thresholds.md#doubtful-tables.
+table of one row or column, cells that each hold several rows of text, a wrapped cell parted
+into rows, and aligned columns of numbers (or of any text, in a figure), or labelled values,
+that no table holds. How each was set: docs/thresholds.md#doubtful-tables.
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ def table_doubts(content: PageContent) -> set[ReviewReason]:
                 doubts.add(ReviewReason.TABLE_FRAGMENT)
             if rows_merged(block.cells, lines):
                 doubts.add(ReviewReason.TABLE_ROWS_MERGED)
+            if rows_split(block.cells):
+                doubts.add(ReviewReason.TABLE_ROWS_SPLIT)
             if grid_misaligned(block.cells, lines):
                 doubts.add(ReviewReason.TABLE_GRID_MISALIGNED)
         elif block.type in _TEXT_BLOCKS and (table_shaped(lines) or labelled_values(lines)):
@@ -97,6 +99,25 @@ def rows_merged(cells: Sequence[TableCell], lines: Sequence[Line]) -> bool:
     grid ran several rows of text into each of its rows (a wrapped cell holds two or three)."""
     filled = sum(bool(cell.text.strip()) for cell in cells)
     return filled > 0 and len(lines) >= MERGED_LINES * filled
+
+
+def rows_split(cells: Sequence[TableCell]) -> bool:
+    """Whether a row whose first cell is empty and another filled lies between two rows whose
+    first cell alone is filled: a wrapped first cell parted into rows, its value on the middle
+    one (a section row or a blank value has text on one side only)."""
+    filled: dict[int, set[int]] = {}
+    for cell in cells:
+        if cell.text.strip():
+            filled.setdefault(cell.row, set()).add(cell.column)
+    rows, columns = grid_size(cells)
+    if columns < 2:
+        return False
+    only_first = {row for row, held in filled.items() if held == {1}}
+    return any(
+        row - 1 in only_first and row + 1 in only_first and 1 not in filled[row]
+        for row in filled
+        if 1 < row < rows
+    )
 
 
 def grid_misaligned(cells: Sequence[TableCell], lines: Sequence[Line]) -> bool:

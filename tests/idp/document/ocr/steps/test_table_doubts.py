@@ -234,3 +234,20 @@ def test_a_born_digital_table_whose_pixels_say_otherwise_than_its_layer_is_doubt
     assert read.quality is not None
     assert (ReviewReason.TABLE_LAYER_MISMATCH in read.quality.reasons) is doubtful
     assert (read.quality.verdict == "review") is doubtful
+
+
+def test_a_wrapped_cell_parted_into_rows_splits_rows() -> None:
+    # GIVEN a label wrapped over three lines, its value beside the middle one, read as three
+    # rows; and a section row over rows of a label and a value, as a statement has them
+    def table(texts: Sequence[tuple[str, str]]) -> list[TableCell]:
+        cells = grid(len(texts), 2)
+        for cell in cells:
+            cell.text = texts[cell.row - 1][cell.column - 1]
+        return cells
+
+    wrapped = table([("Topic", "Enquiries"), ("Other trade,", ""), ("", "4,330"), ("regional", "")])
+    sections = table([("Assets", ""), ("Cash", "120"), ("Current", ""), ("Stock", "45")])
+
+    # THEN only the first parts one cell into rows
+    assert ReviewReason.TABLE_ROWS_SPLIT in table_doubts(page([("table", [], wrapped)]))
+    assert ReviewReason.TABLE_ROWS_SPLIT not in table_doubts(page([("table", [], sections)]))
