@@ -22,10 +22,10 @@ from idp.document.text_layer.table_alignment import aligned_tables
 from idp.document.text_layer.table_lines import Box
 from idp.document.text_layer.tables import read_table
 
-# Where no table is sought: in a table, and among a figure's labels (a plot's ticks) or the
-# page's header and footer (an address block in columns); as on a born-digital page.
-_NOT_SOUGHT: Final = frozenset({"table", "figure", "header", "footer"})
-_WITHIN_TABLE: Final = 0.6  # a region this much inside a found table is part of it
+# Where no table is sought, on a scan as on a born-digital page: in a table, and among a
+# figure's labels (a plot's ticks) or the page's header and footer (an address in columns).
+NOT_SOUGHT: Final = frozenset({"table", "figure", "header", "footer"})
+WITHIN_TABLE: Final = 0.6  # a region this much inside a table is part of it
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def with_aligned_tables(
     regions that hold none (module docstring), each placed in the reading order where its
     text was; a region lying in such a table (a cell the layout called a paragraph) gives way.
     Also how many tables were found."""
-    taken = [bounds(r.box) for r in regions if LABEL_TYPES.get(r.label, "text") in _NOT_SOUGHT]
+    taken = [bounds(r.box) for r in regions if LABEL_TYPES.get(r.label, "text") in NOT_SOUGHT]
     words = line_words(lines)
     found: list[Region] = []
     for box in aligned_tables(words, taken):
@@ -74,7 +74,7 @@ def with_aligned_tables(
     placed = [
         region
         for region in regions
-        if all(_share_inside(bounds(region.box), box) < _WITHIN_TABLE for box in boxes)
+        if all(share_inside(bounds(region.box), box) < WITHIN_TABLE for box in boxes)
     ]
     for region in found:
         placed.insert(_place(placed, region.box), region)
@@ -97,6 +97,7 @@ def _place(regions: Sequence[Region], box: Quad) -> int:
     return len(regions)
 
 
-def _share_inside(box: Box, outer: Box) -> float:
+def share_inside(box: Box, outer: Box) -> float:
+    """The share of `box` that lies inside `outer`."""
     size = area(box)
     return overlap(box, outer) / size if size > 0 else 0.0

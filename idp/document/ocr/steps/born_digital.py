@@ -18,10 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from idp.contract.quads import area, bounds, centre, contains, hull, overlap
+from idp.contract.quads import area, bounds, centre, contains, hull
 from idp.contract.results import Block, Line, Quad, ReviewReason, Stage, TextSource, Word
 from idp.document.decode import PageImage
 from idp.document.ocr.engine import LayoutEngine, PageContent
+from idp.document.ocr.steps.aligned_tables import NOT_SOUGHT, WITHIN_TABLE, share_inside
 from idp.document.ocr.steps.regions import LABEL_TYPES, Region, lay_out
 from idp.document.ocr.steps.tables import cells_of_html, html_table
 from idp.document.text_layer.extract import LayerLine, LayerWord
@@ -34,12 +35,7 @@ TEXT_STAGE: Final = Stage(name="text", model=None, note="the PDF's text layer")
 TABLE_STAGE: Final = Stage(
     name="table", model=None, note="the PDF's words and ruling lines (text_layer.tables)"
 )
-# A layout region this much inside a table is part of that table.
-_WITHIN_TABLE: Final = 0.6
 _TABLE_LABELS: Final = frozenset({"table"})
-# Where no unruled table is sought: in a table, and among a figure's labels or the page's
-# header and footer (an address block in columns, a plot's ticks).
-_NO_ALIGNED_TABLE: Final = frozenset({"table", "figure", "header", "footer"})
 # A table region holding this many of the page's other drawings (curves, slanted lines) is a
 # chart's: docs/thresholds.md#text-layer-tables.
 _CHART_DRAWINGS: Final = 3
@@ -118,13 +114,13 @@ def _with_ruled_tables(
     for table in tables:
         quad = _quad(table)
         if any(
-            (label in _TABLE_LABELS and _share_inside(bounds(box), table) > 0.5)
-            or (label in _TABLE_LABELS and _share_inside(table, bounds(box)) > 0.5)
+            (label in _TABLE_LABELS and share_inside(bounds(box), table) > 0.5)
+            or (label in _TABLE_LABELS and share_inside(table, bounds(box)) > 0.5)
             for label, box in kept
         ):
             continue
         kept.append(("table", quad))
-    taken = [bounds(box) for label, box in kept if LABEL_TYPES.get(label) in _NO_ALIGNED_TABLE]
+    taken = [bounds(box) for label, box in kept if LABEL_TYPES.get(label) in NOT_SOUGHT]
     kept += [("table", _quad(table)) for table in aligned_tables(layer.words, taken)]
     return _without_regions_in_tables(kept)
 
@@ -137,7 +133,7 @@ def _without_regions_in_tables(regions: list[tuple[str, Quad]]) -> list[tuple[st
         (label, box)
         for label, box in regions
         if label in _TABLE_LABELS
-        or all(_share_inside(bounds(box), table) < _WITHIN_TABLE for table in tables)
+        or all(share_inside(bounds(box), table) < WITHIN_TABLE for table in tables)
     ]
 
 
@@ -287,8 +283,3 @@ def _quad(box: Box) -> Quad:
 
 def _inside(box: Quad, word: Box) -> bool:
     return contains(box, ((word[0] + word[2]) / 2, (word[1] + word[3]) / 2))
-
-
-def _share_inside(box: Box, outer: Box) -> float:
-    size = area(box)
-    return overlap(box, outer) / size if size > 0 else 0.0
