@@ -104,6 +104,56 @@ def _grid(rows: Sequence[Sequence[str | Cell]]) -> list[list[str | None]]:
     return grid
 
 
+@dataclass(frozen=True)
+class Placed:
+    """A text set by hand: its left edge (its right edge where `right`) and baseline, points."""
+
+    text: str
+    x: float
+    y: float
+    right: bool = False
+
+
+def placed_page(
+    texts: Sequence[Placed], rules: Sequence[tuple[float, float, float, float]] = ()
+) -> bytes:
+    """A one-page PDF with each text where it is placed and each rule (x0, y0, x1, y1 in
+    points) drawn: a table set as a typesetter sets one, figures aligned on their right."""
+    pdf = _new_page()
+    pdf.set_font(FONT, size=FONT_SIZE_PT)
+    for placed in texts:
+        x = placed.x - pdf.get_string_width(placed.text) if placed.right else placed.x
+        pdf.text(x, placed.y, placed.text)
+    for x0, y0, x1, y1 in rules:
+        pdf.line(x0, y0, x1, y1)
+    return bytes(pdf.output())
+
+
+# A table ruled under every row, four of its seven rows wrapped onto a second line in both
+# their label and their description (as a questionnaire's glossary sets them).
+WRAPPED_BANDS: Final[list[list[tuple[str | None, str | None, str | None]]]] = [
+    [("Type", "Description", "Code")],
+    [("Visual analog", "A line of fixed length", "V1"), ("scale", "with words at its ends", None)],
+    [("Likert scale", "An ordered set of answers", "L2")],
+    [("Rating", "A set of numbered", "R3"), ("scale", "categories", None)],
+    [("Checklist", "A list of symptoms", "C4")],
+    [("Pictorial scale", "A set of pictures", "P5")],
+    [("Diary", "Events recorded as", "D6"), ("entries", "they occur", None)],
+]
+
+
+def wrapped_rows_page() -> bytes:
+    """A page of WRAPPED_BANDS, a rule under every row."""
+    texts, rules, y = [], [(55.0, 90.0, 380.0, 90.0)], 90.0
+    for band in WRAPPED_BANDS:
+        for line in band:
+            y += 12
+            texts += [Placed(t, x, y) for t, x in zip(line, (60, 160, 330), strict=True) if t]
+        y += 6
+        rules.append((55.0, y, 380.0, y))
+    return placed_page(texts, rules)
+
+
 def misread_table_page(
     shown: Sequence[Sequence[str]], layer: Sequence[Sequence[str]], *, widths: Sequence[float]
 ) -> bytes:

@@ -20,6 +20,7 @@ from idp.document.text_layer.table_lines import (
     centre_of,
     column_of,
     crossing_rulings,
+    is_currency,
     word_runs,
     word_space,
 )
@@ -46,7 +47,7 @@ def table_columns(
     middles = [boundary for _, _, boundary in strips]
     ruled = ruled_columns(verticals, words, extent, height)
     if ruled is None:
-        return [extent[0], *middles, extent[2]], "gutters"
+        return _with_amounts(words, [extent[0], *middles, extent[2]]), "gutters"
     unruled = []
     for middle, (start, end, _) in zip(middles, strips, strict=True):
         if not ruled[0] < middle < ruled[-1] or any(start - 2 <= x <= end + 2 for x in ruled):
@@ -62,7 +63,24 @@ def table_columns(
         ]
         if columns_beside((start, end), [line for line in within if line.words]):
             unruled.append(middle)
-    return sorted({*ruled, *unruled}), "rulings"
+    return _with_amounts(words, sorted({*ruled, *unruled})), "rulings"
+
+
+def _with_amounts(words: Sequence[Word], columns: list[float]) -> list[float]:
+    """The columns less the boundaries that part a currency sign from its amount: a column
+    that holds nothing but currency signs ("$" set left of right-aligned figures, or boxed
+    apart by a shaded column's edges) joins the column to its right."""
+    signs_only = []
+    for index in range(len(columns) - 1):
+        texts = [  # a header word over the boundary is the two columns' heading, not this one's
+            word.text
+            for word in words
+            if column_of(centre_of(word.box)[0], columns) == index
+            and word.box[2] <= columns[index + 1]
+        ]
+        signs_only.append(bool(texts) and all(is_currency(text) for text in texts))
+    inner = [boundary for index, boundary in enumerate(columns[1:-1]) if not signs_only[index]]
+    return [columns[0], *inner, columns[-1]]
 
 
 def ruled_columns(

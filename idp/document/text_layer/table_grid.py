@@ -72,7 +72,7 @@ def lattice(
                 box=((box[0], box[1]), (box[2], box[1]), (box[2], box[3]), (box[0], box[3])),
             )
         )
-    return _without_empty_lines(cells), inside
+    return without_hollow_lines(cells), inside
 
 
 def _merged(positions: list[float], height: float) -> list[float]:
@@ -172,29 +172,70 @@ def _slots(
     return sorted(groups)
 
 
-def _without_empty_lines(cells: list[TableCell]) -> list[TableCell]:
-    """The cells without the grid's rows and columns that hold no text and no cell of several
-    slots (the thin band between two rules set apart, a spacer column), renumbered."""
-    rows = {cell.row for cell in cells}
-    columns = {cell.column for cell in cells}
-    empty_rows = {
-        r
-        for r in rows
-        if all(not c.text for c in cells if c.row == r and c.row_span == 1)
-        and all(c.row_span == 1 for c in cells if c.row <= r < c.row + c.row_span)
+def without_hollow_lines(cells: list[TableCell]) -> list[TableCell]:
+    """The cells without the grid's empty rows (no text, no cell over several rows: the thin
+    band between two rules set apart) and its hollow columns, renumbered, the cells over them
+    narrowed. A column is hollow where no cell of its own holds text and either no cell spans
+    it (a spacer) or a cell with text does (a slot of that wider cell: the gap between cells
+    drawn as boxes set apart, a label's column cut by a header's rule). A blank column under
+    a blank span is a form's field, and stays; so does a column where a cell's text would
+    have nowhere left to go."""
+    rows = {
+        row
+        for row in {cell.row for cell in cells}
+        if all(not c.text for c in cells if c.row == row and c.row_span == 1)
+        and all(c.row_span == 1 for c in cells if c.row <= row < c.row + c.row_span)
     }
-    empty_columns = {
-        k
-        for k in columns
-        if all(not c.text for c in cells if c.column == k and c.column_span == 1)
-        and all(c.column_span == 1 for c in cells if c.column <= k < c.column + c.column_span)
+    spans = [c for c in cells if c.column_span > 1]
+    columns = {
+        column
+        for column in _hollow([(c.column, c.column_span, bool(c.text)) for c in cells])
+        if not (over := [c for c in spans if c.column <= column < c.column + c.column_span])
+        or any(c.text for c in over)
     }
-    if not empty_rows and not empty_columns:
+    if not rows and not columns:
         return cells
-    row_number = {r: r - sum(e < r for e in empty_rows) for r in rows}
-    column_number = {k: k - sum(e < k for e in empty_columns) for k in columns}
-    return [
-        cell.model_copy(update={"row": row_number[cell.row], "column": column_number[cell.column]})
-        for cell in cells
-        if cell.row not in empty_rows and cell.column not in empty_columns
-    ]
+    kept = []
+    for cell in cells:
+        row, row_span = _narrowed(cell.row, cell.row_span, rows)
+        column, column_span = _narrowed(cell.column, cell.column_span, columns)
+        if row_span and column_span:
+            kept.append(
+                cell.model_copy(
+                    update={
+                        "row": row,
+                        "row_span": row_span,
+                        "column": column,
+                        "column_span": column_span,
+                    }
+                )
+            )
+    return kept
+
+
+def _hollow(placed: list[tuple[int, int, bool]]) -> set[int]:
+    """The lines (rows or columns, as `placed` gives each cell's first, span and whether it
+    holds text) that no one-line cell with text stands in, each kept where a cell with text
+    lies in removed lines only."""
+    lines = {first + offset for first, span, _ in placed for offset in range(span)}
+    removed: set[int] = set()
+    for line in sorted(lines):
+        if any(first == line and span == 1 and text for first, span, text in placed):
+            continue
+        stranded = any(
+            text
+            and first <= line < first + span
+            and all(other in removed or other == line for other in range(first, first + span))
+            for first, span, text in placed
+        )
+        if not stranded:
+            removed.add(line)
+    return removed
+
+
+def _narrowed(first: int, span: int, removed: set[int]) -> tuple[int, int]:
+    """A cell's first line and span once the removed lines are gone (span 0: nothing left)."""
+    left = [line for line in range(first, first + span) if line not in removed]
+    if not left:
+        return first, 0
+    return left[0] - sum(line < left[0] for line in removed), len(left)

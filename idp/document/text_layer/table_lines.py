@@ -6,7 +6,9 @@ docs/thresholds.md#text-layer-tables.
 from __future__ import annotations
 
 import itertools
+import re
 import statistics
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
@@ -21,6 +23,9 @@ SPANS_TABLE: Final = 0.5  # a ruling across this share of the table's extent par
 # height where that is less (a table of one word per cell has only column gaps).
 WORD_SPACE_HEIGHTS: Final = 0.35
 SNAP_HEIGHTS: Final = 0.25  # rulings this close (line heights) are one line
+
+# An amount: digits with their separators, a sign or parentheses, a percent sign.
+_AMOUNT: Final = re.compile(r"[-+\u2212\u2013(]?\d[\d.,'\u2019\u202f\u00a0]*%?\)?")
 
 
 class Word(Protocol):
@@ -108,6 +113,21 @@ def word_runs(line: TextLine, gap: float) -> list[Box]:
         else:
             runs.append([left, top, right, bottom])
     return [(run[0], run[1], run[2], run[3]) for run in runs]
+
+
+def is_currency(text: str) -> bool:
+    """Whether the text is a currency sign alone ("$", "€", "R$", "US$"): it belongs to the
+    amount beside it, however far a right-aligned column sets that amount off."""
+    sign, prefix = text[-1:], text[:-1]
+    if not sign or unicodedata.category(sign) != "Sc":
+        return False
+    return not prefix or (len(prefix) <= 3 and prefix.isalpha() and prefix.isupper())
+
+
+def is_amount(text: str) -> bool:
+    """Whether the text is a number (a currency sign before or after it allowed)."""
+    words = [word for word in text.split() if not is_currency(word)]
+    return bool(words) and all(_AMOUNT.fullmatch(word.strip("$€£¥")) for word in words)
 
 
 def column_of(x: float, columns: list[float]) -> int:

@@ -13,8 +13,12 @@ from idp.document.text_layer.table_lines import (
     Box,
     TextLine,
     boundaries,
+    centre_of,
+    column_of,
     filled_columns,
     filled_row_columns,
+    is_amount,
+    word_runs,
 )
 
 # docs/thresholds.md#text-layer-tables
@@ -30,20 +34,17 @@ def table_rows(
 ) -> tuple[list[float], Literal["rulings", "lines"]]:
     """Row boundaries: at the rulings between lines where the bands they make hold one row of
     text each (RULED_ROWS of them, at least three bands), else between the text's rows."""
-    between = [
-        at
-        for at in horizontals
-        if lines[0].top < at < lines[-1].bottom
-        and not any(line.top < at < line.bottom for line in lines)
-    ]
-    groups = line_groups(lines, columns, gap, between)
+    between = _between(horizontals, lines)
+    groups = _header_joined(line_groups(lines, columns, gap, between), columns, gap, between)
     bands: list[list[TextLine]] = [[]]
     for line in lines:
         if bands[-1] and any(bands[-1][-1].bottom <= at <= line.top for at in between):
             bands.append([])
         bands[-1].append(line)
     if len(bands) >= 3:
-        single = sum(labels(band, columns, gap) <= 1 for band in bands)
+        single = sum(
+            labels(band, columns, gap) <= 1 and not stacked_amounts(band, columns) for band in bands
+        )
         if single >= RULED_ROWS * len(bands):
             low, high = min(extent[1], lines[0].top), max(extent[3], lines[-1].bottom)
             return boundaries(sorted(between), low, high), "rulings"
@@ -68,6 +69,92 @@ def labels(band: Sequence[TextLine], columns: list[float], gap: float) -> int:
             labels += not continues
         previous = filled
     return labels
+
+
+def parted_unlike_rulings(
+    horizontals: list[float], lines: Sequence[TextLine], rows: list[float], columns: list[float]
+) -> bool:
+    """Whether rows read from the lines disagree with the table's rules: at least three bands
+    between its horizontal rulings, half of them or more holding one row each, yet a band of
+    several rows that are not records (no figures stacked in it, not every line filling three
+    columns): a wrapped cell's lines read as rows of their own. Rules that part groups of
+    rows, or set off a header and a total, hold no such band."""
+    between = _between(horizontals, lines)
+    edges = [lines[0].top, *sorted(between), lines[-1].bottom]
+    counts = []
+    for low, high in itertools.pairwise(edges):
+        inside = [
+            (top + bottom) / 2
+            for top, bottom in itertools.pairwise(rows)
+            if low < (top + bottom) / 2 < high
+        ]
+        band = [line for line in lines if low < (line.top + line.bottom) / 2 < high]
+        records = stacked_amounts(band, columns) or all(
+            len(filled_columns(line, columns, 0.0)) >= 3 for line in band
+        )
+        if inside:
+            counts.append((len(inside), len(inside) > 1 and not records))
+    singles = sum(count == 1 for count, _ in counts)
+    return len(counts) >= 3 and singles >= len(counts) / 2 and any(w for _, w in counts)
+
+
+def _between(horizontals: list[float], lines: Sequence[TextLine]) -> list[float]:
+    """The rulings between the table's lines of text (none through a line)."""
+    return [
+        at
+        for at in horizontals
+        if lines[0].top < at < lines[-1].bottom
+        and not any(line.top < at < line.bottom for line in lines)
+    ]
+
+
+def stacked_amounts(band: Sequence[TextLine], columns: list[float]) -> bool:
+    """Whether a column (not the first) holds numbers on two of the band's lines: a number
+    never wraps, so the lines are rows of their own, a rule between groups of them."""
+    counts: dict[int, int] = {}
+    for line in band:
+        texts: dict[int, list[str]] = {}
+        for word in line.words:
+            texts.setdefault(column_of(centre_of(word.box)[0], columns), []).append(word.text)
+        for column, words in texts.items():
+            if column and is_amount(" ".join(words)):
+                counts[column] = counts.get(column, 0) + 1
+    return any(count >= 2 for count in counts.values())
+
+
+def _header_joined(
+    groups: list[list[TextLine]], columns: list[float], gap: float, breaks: Sequence[float]
+) -> list[list[TextLine]]:
+    """The rows with a header's wrapped lines joined: lines at the top with nothing in the first
+    column, each of their runs within one column, join the first row that has a first-column
+    label and headings over every column they fill (a header set on its bottom line, as most
+    are), where none of them holds a number and no ruling parts them."""
+    first = next(
+        (i for i, group in enumerate(groups) if 0 in filled_columns(group[0], columns, gap)), 0
+    )
+    if first == 0:
+        return groups
+    top = [line for group in groups[: first + 1] for line in group]
+    above = set().union(*(filled_columns(line, columns, gap) for line in top[:-1]))
+    if (
+        any(_amounts_in(line) or _spans(line, columns, gap) for line in top)
+        or not above <= filled_columns(groups[first][0], columns, gap)
+        or any(top[0].bottom <= at <= groups[first][0].top for at in breaks)
+    ):
+        return groups
+    return [top, *groups[first + 1 :]]
+
+
+def _amounts_in(line: TextLine) -> bool:
+    return any(is_amount(word.text) for word in line.words)
+
+
+def _spans(line: TextLine, columns: list[float], gap: float) -> bool:
+    """Whether a run of the line's words crosses a column boundary (a heading over several)."""
+    return any(
+        column_of(run[0] + 1, columns) != column_of(run[2] - 1, columns)
+        for run in word_runs(line, gap)
+    )
 
 
 def line_groups(

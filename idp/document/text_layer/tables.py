@@ -22,7 +22,7 @@ from typing import Final, Literal
 from idp.contract.results import TableCell
 from idp.document.text_layer.rulings import Ruling
 from idp.document.text_layer.table_columns import GUTTER_SPACES, table_columns, without_prose
-from idp.document.text_layer.table_grid import lattice
+from idp.document.text_layer.table_grid import lattice, without_hollow_lines
 from idp.document.text_layer.table_lines import (
     SNAP_HEIGHTS,
     Box,
@@ -36,7 +36,7 @@ from idp.document.text_layer.table_lines import (
     text_lines,
     word_space,
 )
-from idp.document.text_layer.table_rows import table_rows
+from idp.document.text_layer.table_rows import parted_unlike_rulings, table_rows
 
 __all__ = ["Box", "LayerTable", "Word", "read_table", "text_lines"]
 
@@ -54,6 +54,8 @@ class LayerTable:
     rows: Literal["rulings", "lines"]
     split_words: int  # words that cross a cell boundary (a grid that cuts through its text)
     words: tuple[Word, ...] = ()  # the words it holds: the region's, less any caption or code
+    # Rows read from its lines where its rulings say otherwise (table_rows.parted_unlike_rulings)
+    rows_unlike_rulings: bool = False
 
 
 def read_table(region: Box, words: Sequence[Word], rulings: Sequence[Ruling]) -> LayerTable | None:
@@ -84,10 +86,18 @@ def read_table(region: Box, words: Sequence[Word], rulings: Sequence[Ruling]) ->
     horizontals = crossing_rulings(rulings, extent, horizontal=True, snap=SNAP_HEIGHTS * height)
     rows, row_kind = table_rows(horizontals, lines, columns, extent, gap)
     space = word_space(lines, height)
-    cells = _cells(inside, columns, rows, rulings if column_kind == "rulings" else (), space)
+    cells = without_hollow_lines(
+        _cells(inside, columns, rows, rulings if column_kind == "rulings" else (), space)
+    )
     split = sum(_crosses(word.box, columns, rows) for word in inside)
     return LayerTable(
-        cells=cells, columns=column_kind, rows=row_kind, split_words=split, words=tuple(inside)
+        cells=cells,
+        columns=column_kind,
+        rows=row_kind,
+        split_words=split,
+        words=tuple(inside),
+        rows_unlike_rulings=row_kind == "lines"
+        and parted_unlike_rulings(horizontals, lines, rows, columns),
     )
 
 

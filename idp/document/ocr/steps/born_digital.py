@@ -51,6 +51,7 @@ class _Read:
     region: Region
     lines: list[Line]
     source: TextSource
+    doubts: tuple[ReviewReason, ...] = ()
 
 
 def read_born_digital(image: PageImage, layer: PageLayer, engine: LayoutEngine) -> PageContent:
@@ -100,7 +101,10 @@ def read_born_digital(image: PageImage, layer: PageLayer, engine: LayoutEngine) 
         layout_regions=len(found),
         stages=stages,
         read_from_layer=True,
-        doubts=[ReviewReason.TABLE_LAYER_MISMATCH] if mismatched else [],
+        doubts=[
+            *([ReviewReason.TABLE_LAYER_MISMATCH] if mismatched else []),
+            *dict.fromkeys(doubt for read in ordered for doubt in read.doubts),
+        ],
     )
 
 
@@ -202,7 +206,8 @@ def _table_reads(order: int, box: Quad, words: list[LayerWord], layer: PageLayer
         html=html_table(cells),
         cell_boxes=[cell.box for cell in cells],
     )
-    reads = [_Read(order, region, lines, "text_layer")]
+    doubts = (ReviewReason.TABLE_ROWS_SPLIT,) if table.rows_unlike_rulings else ()
+    reads = [_Read(order, region, lines, "text_layer", doubts)]
     rest = [word for word in words if id(word) not in held]
     if rest:
         text = _lines_of(layer.layer.lines, {id(word) for word in rest})

@@ -9,11 +9,20 @@ from collections.abc import Sequence
 import pypdfium2  # type: ignore[import-untyped]
 import pytest
 
-from devkit.synthetic_tables import CELL_PAD_PT, Cell, TablePage, table_page
+from devkit.synthetic_tables import (
+    CELL_PAD_PT,
+    Cell,
+    Placed,
+    TablePage,
+    placed_page,
+    table_page,
+    wrapped_rows_page,
+)
 from idp.contract.results import TableCell
 from idp.document.text_layer.extract import LayerWord, extract_text_layer
 from idp.document.text_layer.rulings import extract_rulings
 from idp.document.text_layer.table_alignment import aligned_tables
+from idp.document.text_layer.table_grid import without_hollow_lines
 from idp.document.text_layer.table_regions import ruled_tables
 from idp.document.text_layer.tables import LayerTable, read_table
 from tests.paths import SAMPLES
@@ -217,3 +226,130 @@ def test_two_columns_of_running_text_are_no_table() -> None:
     parts = table_page(PARTS, rules="none", widths=WIDTHS)
     everything = (0.0, 0.0, 10_000.0, 10_000.0)
     assert aligned_tables(_layer_words(parts), taken=[everything]) == []
+
+
+def read_placed(pdf: bytes) -> LayerTable:
+    """The table of a page set by hand, read from a region around all its words."""
+    document = pypdfium2.PdfDocument(pdf)
+    try:
+        layer = extract_text_layer(document[0], scale=SCALE)
+        rulings = extract_rulings(document[0], scale=SCALE)
+    finally:
+        document.close()
+    words = [word for line in layer.lines for word in line.words]
+    left = min(word.box[0] for word in words) - 20
+    top = min(word.box[1] for word in words) - 20
+    right = max(word.box[2] for word in words) + 20
+    bottom = max(word.box[3] for word in words) + 20
+    table = read_table((left, top, right, bottom), words, rulings)
+    assert table is not None
+    return table
+
+
+def test_a_currency_sign_set_apart_stays_with_its_amount() -> None:
+    # GIVEN a statement whose dollar signs stand at the left of right-aligned figures, on its
+    # first and total rows only, as financial statements set them
+    rows = [
+        ("Item", None, "2023", None, "2024"),
+        ("Sales", "$", "1,200", "$", "1,450"),
+        ("Costs", None, "(800)", None, "(910)"),
+        ("Tax", None, "95", None, "120"),
+        ("Net", "$", "305", "$", "420"),
+    ]
+    texts = []
+    for index, (label, sign, first, sign_2, second) in enumerate(rows):
+        y = 100 + 16 * index
+        texts += [Placed(label, 60, y), Placed(first, 300, y, right=True)]
+        texts += [Placed(second, 400, y, right=True)]
+        texts += [Placed(sign, x, y) for sign, x in ((sign, 250), (sign_2, 350)) if sign]
+
+    # WHEN read THEN each sign shares its amount's cell: three columns, not five
+    assert grid_of(read_placed(placed_page(texts)).cells) == [
+        ["Item", "2023", "2024"],
+        ["Sales", "$ 1,200", "$ 1,450"],
+        ["Costs", "(800)", "(910)"],
+        ["Tax", "95", "120"],
+        ["Net", "$ 305", "$ 420"],
+    ]
+
+
+def grouped_page() -> tuple[bytes, list[list[str | None]]]:
+    """A table ruled under its header and between two groups of rows, each group's label on a
+    line of its own above its rows of figures; and the grid a reader sees."""
+    header = [Placed("Sex", 60, 100), Placed("Type", 140, 100)]
+    header += [Placed(text, x, 100, right=True) for text, x in (("Control", 260), ("Late", 330))]
+    texts, y = list(header), 100
+    grid: list[list[str | None]] = [["Sex", "Type", "Control", "Late"]]
+    for group in ("Male", "Female"):
+        y += 20
+        texts.append(Placed(group, 60, y))
+        grid.append([group, "", "", ""])
+        for kind, control, late in (("CC", "75", "29"), ("CT", "93", "13"), ("TT", "14", "4")):
+            y += 16
+            texts += [Placed(kind, 140, y), Placed(control, 260, y, right=True)]
+            texts.append(Placed(late, 330, y, right=True))
+            grid.append(["", kind, control, late])
+    rules = [(55.0, at, 335.0, at) for at in (86.0, 105.0, 174.0, 244.0)]
+    return placed_page(texts, rules), grid
+
+
+def test_rules_between_groups_of_rows_part_no_row() -> None:
+    # GIVEN a table whose rules part groups of rows of figures, not its rows
+    pdf, grid = grouped_page()
+
+    # WHEN read THEN every line of figures is a row: a number never wraps onto a second line
+    table = read_placed(pdf)
+    assert grid_of(table.cells) == grid
+    assert table.rows == "lines"
+
+
+def test_a_header_set_on_two_lines_is_one_row() -> None:
+    # GIVEN an unruled table whose headings wrap onto two lines, set on the lower one
+    texts = [Placed("Units", 250, 100, right=True), Placed("Unit", 340, 100, right=True)]
+    texts += [Placed("Item", 60, 112), Placed("ordered", 250, 112, right=True)]
+    texts.append(Placed("price", 340, 112, right=True))
+    body = (("Bolt", "120", "0.25"), ("Nut", "80", "0.10"), ("Washer", "200", "0.05"))
+    for index, (item, units, price) in enumerate(body):
+        y = 130 + 14 * index
+        texts += [Placed(item, 60, y), Placed(units, 250, y, right=True)]
+        texts.append(Placed(price, 340, y, right=True))
+
+    # WHEN read THEN the header is one row, each heading's two lines in one cell
+    assert grid_of(read_placed(placed_page(texts)).cells) == [
+        ["Item", "Units ordered", "Unit price"],
+        ["Bolt", "120", "0.25"],
+        ["Nut", "80", "0.10"],
+        ["Washer", "200", "0.05"],
+    ]
+
+
+def _cell(row: int, column: int, text: str = "", span: int = 1) -> TableCell:
+    return TableCell(row=row, column=column, column_span=span, text=text)
+
+
+def test_a_column_with_no_text_of_its_own_goes_unless_it_is_a_blank_field() -> None:
+    # GIVEN grids whose rulings cut a column that holds no text: the gap between cells drawn
+    # as boxes, a label's column cut by a header's rule, and a form's blank fields
+    gap = [_cell(1, 1, "Faculty"), _cell(1, 2), _cell(1, 3, "Size")]
+    gap += [_cell(2, 1, "Sciences"), _cell(2, 2), _cell(2, 3, "1269")]
+    under_label = [_cell(1, 1, "State", span=2), _cell(1, 3, "n")]
+    under_label += [_cell(2, 1, "Kerala", span=2), _cell(2, 3, "2400")]
+    form = [_cell(1, 1, "Phone:"), _cell(1, 2), _cell(1, 3, "Fax:"), _cell(1, 4)]
+    form += [_cell(2, 1, "Email:"), _cell(2, 2, span=3)]
+
+    # WHEN their hollow columns are dropped THEN the gap and the cut go, the fields stay
+    assert grid_of(without_hollow_lines(gap)) == [["Faculty", "Size"], ["Sciences", "1269"]]
+    assert grid_of(without_hollow_lines(under_label)) == [["State", "n"], ["Kerala", "2400"]]
+    assert grid_of(without_hollow_lines(form)) == grid_of(form)
+
+
+def test_rows_read_from_lines_against_the_rules_are_told() -> None:
+    # GIVEN a table whose rules part its rows, with wrapped labels that make its bands read
+    # as several rows each
+    table = read_placed(wrapped_rows_page())
+
+    # WHEN read THEN its rows come from its lines, and the table says they disagree with its
+    # rules; rules that part groups of rows of figures (grouped_page) say nothing
+    assert table.rows == "lines"
+    assert table.rows_unlike_rulings
+    assert not read_placed(grouped_page()[0]).rows_unlike_rulings

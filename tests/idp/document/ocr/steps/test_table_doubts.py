@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from devkit.synthetic_tables import misread_table_page
+from devkit.synthetic_tables import misread_table_page, wrapped_rows_page
 from idp.contract.jobs import JobOptions
 from idp.contract.names import OcrModel
 from idp.contract.results import Block, Line, Quad, ReviewReason, TableCell, Word
@@ -251,3 +251,25 @@ def test_a_wrapped_cell_parted_into_rows_splits_rows() -> None:
     # THEN only the first parts one cell into rows
     assert ReviewReason.TABLE_ROWS_SPLIT in table_doubts(page([("table", [], wrapped)]))
     assert ReviewReason.TABLE_ROWS_SPLIT not in table_doubts(page([("table", [], sections)]))
+
+
+@pytest.mark.ocr
+def test_a_born_digital_table_whose_rows_disagree_with_its_rules_is_doubtful(
+    registry: EngineRegistry,
+) -> None:
+    # GIVEN a PDF page whose table has a rule under every row, its wrapped labels making the
+    # rules' bands read as several rows each
+    options = JobOptions()
+    engine = registry.get(OcrModel.PP_STRUCTUREV3, "en", options)
+
+    # WHEN PP-StructureV3 reads it from its PDF
+    (read,) = ocr_document(
+        wrapped_rows_page(), engine=engine, options=options, page_layer=page_layer
+    ).pages
+
+    # THEN its table is read from the layer and doubted: rows parted where the rules do not
+    assert read.text_source == "text_layer"
+    assert any(block.type == "table" for block in read.blocks)
+    assert read.quality is not None
+    assert ReviewReason.TABLE_ROWS_SPLIT in read.quality.reasons
+    assert read.quality.verdict == "review"
