@@ -125,28 +125,59 @@ def stacked_amounts(band: Sequence[TextLine], columns: list[float]) -> bool:
 def _header_joined(
     groups: list[list[TextLine]], columns: list[float], gap: float, breaks: Sequence[float]
 ) -> list[list[TextLine]]:
-    """The rows with a header's wrapped lines joined: lines at the top with nothing in the first
-    column, each of their runs within one column, join the first row that has a first-column
-    label and headings over every column they fill (a header set on its bottom line, as most
-    are), where none of them holds a number and no ruling parts them."""
+    """The rows with a header's wrapped lines joined. Below any lines of headings over several
+    columns (each stays a row), lines with nothing in the first column join the first row that
+    has a first-column label and headings over every column they fill (a header set on its
+    bottom line, as most are), with the lines of several headings each that follow it; none
+    of them may hold a figure, cross a column boundary or have a ruling between them."""
+    start = 0
+    while start < len(groups) and _spanning_heading(groups[start], columns, gap):
+        start += 1
     first = next(
-        (i for i, group in enumerate(groups) if 0 in filled_columns(group[0], columns, gap)), 0
+        (
+            index
+            for index in range(start, len(groups))
+            if 0 in filled_columns(groups[index][0], columns, gap)
+        ),
+        start,
     )
-    if first == 0:
+    if first == start:
         return groups
-    top = [line for group in groups[: first + 1] for line in group]
-    above = set().union(*(filled_columns(line, columns, gap) for line in top[:-1]))
+    end = first + 1
+    while end < len(groups) and _headings(groups[end], columns, gap):
+        end += 1
+    top = [line for group in groups[start:end] for line in group]
+    above = set().union(
+        *(filled_columns(line, columns, gap) for group in groups[start:first] for line in group)
+    )
     if (
-        any(_amounts_in(line) or _spans(line, columns, gap) for line in top)
+        any(_amounts_in(line, columns) or _spans(line, columns, gap) for line in top)
         or not above <= filled_columns(groups[first][0], columns, gap)
-        or any(top[0].bottom <= at <= groups[first][0].top for at in breaks)
+        or any(top[0].bottom <= at <= top[-1].top for at in breaks)
     ):
         return groups
-    return [top, *groups[first + 1 :]]
+    return [*groups[:start], top, *groups[end:]]
 
 
-def _amounts_in(line: TextLine) -> bool:
-    return any(is_amount(word.text) for word in line.words)
+def _spanning_heading(group: list[TextLine], columns: list[float], gap: float) -> bool:
+    """Whether the row is headings over several columns each ("Day 1" over two), no label."""
+    line = group[0]
+    return 0 not in filled_columns(line, columns, gap) and _spans(line, columns, gap)
+
+
+def _headings(group: list[TextLine], columns: list[float], gap: float) -> bool:
+    """Whether the row is one more line of a header: a label and other headings, no figure."""
+    line = group[0]
+    filled = filled_columns(line, columns, gap)
+    return len(group) == 1 and 0 in filled and len(filled) >= 2 and not _amounts_in(line, columns)
+
+
+def _amounts_in(line: TextLine, columns: list[float]) -> bool:
+    """Whether a cell of the line (its words in one column) is a figure."""
+    texts: dict[int, list[str]] = {}
+    for word in line.words:
+        texts.setdefault(column_of(centre_of(word.box)[0], columns), []).append(word.text)
+    return any(is_amount(" ".join(words)) for words in texts.values())
 
 
 def _spans(line: TextLine, columns: list[float], gap: float) -> bool:

@@ -323,6 +323,42 @@ def test_a_header_set_on_two_lines_is_one_row() -> None:
     ]
 
 
+def test_a_header_under_spanning_headings_is_one_row_with_its_units() -> None:
+    # GIVEN a table of two days' figures: a heading over each day's two columns, the column
+    # headings wrapped onto two lines, then a line of units
+    texts = [Placed("Postnatal Day 1", 182, 100), Placed("Postnatal Day 7", 322, 100)]
+    rights = (200, 270, 340, 410)
+    for y, label, cells in (
+        (112, None, ("Body", "Weight", "Body", "Weight")),
+        (124, "Dose", ("weight", "change", "weight", "change")),
+        (136, "(ppm)", ("(g)", "(%)", "(g)", "(%)")),
+        (152, "0", ("5.8", "100", "8.8", "100")),
+        (164, "250", ("5.9", "102", "9.0", "102")),
+        (176, "500", ("6.0", "103", "8.6", "98")),
+    ):
+        texts += [Placed(label, 60, y)] if label else []
+        texts += [Placed(text, x, y, right=True) for text, x in zip(cells, rights, strict=True)]
+
+    # WHEN read THEN the spanning headings keep their row, and the headings under them, with
+    # their units, make one row
+    grid = grid_of(read_placed(placed_page(texts)).cells)
+    assert grid[:2] == [
+        ["", "Postnatal Day 1", None, "Postnatal Day 7", None],
+        [
+            "Dose (ppm)",
+            "Body weight (g)",
+            "Weight change (%)",
+            "Body weight (g)",
+            "Weight change (%)",
+        ],
+    ]
+    assert grid[2:] == [
+        ["0", "5.8", "100", "8.8", "100"],
+        ["250", "5.9", "102", "9.0", "102"],
+        ["500", "6.0", "103", "8.6", "98"],
+    ]
+
+
 def _cell(row: int, column: int, text: str = "", span: int = 1) -> TableCell:
     return TableCell(row=row, column=column, column_span=span, text=text)
 
