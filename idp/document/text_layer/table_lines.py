@@ -127,7 +127,24 @@ def is_currency(text: str) -> bool:
 def is_amount(text: str) -> bool:
     """Whether the text is a number (a currency sign before or after it allowed)."""
     words = [word for word in text.split() if not is_currency(word)]
-    return bool(words) and all(_AMOUNT.fullmatch(word.strip("$€£¥")) for word in words)
+    return bool(words) and all(_AMOUNT.fullmatch(_unsigned(word)) for word in words)
+
+
+def _unsigned(word: str) -> str:
+    """The word without a currency sign before or after it ("$12", "12€")."""
+    if word and unicodedata.category(word[0]) == "Sc":
+        word = word[1:]
+    if word and unicodedata.category(word[-1]) == "Sc":
+        word = word[:-1]
+    return word
+
+
+def cell_texts(line: TextLine, columns: list[float]) -> dict[int, str]:
+    """The line's words by the column their centres lie in, each column's joined."""
+    texts: dict[int, list[str]] = {}
+    for word in line.words:
+        texts.setdefault(column_of(centre_of(word.box)[0], columns), []).append(word.text)
+    return {column: " ".join(words) for column, words in texts.items()}
 
 
 def column_of(x: float, columns: list[float]) -> int:

@@ -13,7 +13,7 @@ from idp.document.text_layer.table_lines import (
     Box,
     TextLine,
     boundaries,
-    centre_of,
+    cell_texts,
     column_of,
     filled_columns,
     filled_row_columns,
@@ -113,11 +113,8 @@ def stacked_amounts(band: Sequence[TextLine], columns: list[float]) -> bool:
     never wraps, so the lines are rows of their own, a rule between groups of them."""
     counts: dict[int, int] = {}
     for line in band:
-        texts: dict[int, list[str]] = {}
-        for word in line.words:
-            texts.setdefault(column_of(centre_of(word.box)[0], columns), []).append(word.text)
-        for column, words in texts.items():
-            if column and is_amount(" ".join(words)):
+        for column, text in cell_texts(line, columns).items():
+            if column and is_amount(text):
                 counts[column] = counts.get(column, 0) + 1
     return any(count >= 2 for count in counts.values())
 
@@ -174,10 +171,7 @@ def _headings(group: list[TextLine], columns: list[float], gap: float) -> bool:
 
 def _amounts_in(line: TextLine, columns: list[float]) -> bool:
     """Whether a cell of the line (its words in one column) is a figure."""
-    texts: dict[int, list[str]] = {}
-    for word in line.words:
-        texts.setdefault(column_of(centre_of(word.box)[0], columns), []).append(word.text)
-    return any(is_amount(" ".join(words)) for words in texts.values())
+    return any(is_amount(text) for text in cell_texts(line, columns).values())
 
 
 def _spans(line: TextLine, columns: list[float], gap: float) -> bool:
